@@ -1,0 +1,126 @@
+// Package agents knows the closed set of agent programs csa runs and, per
+// tool, how to invoke it and read what it prints. Adapters are data plus
+// small functions; they never start processes themselves.
+package agents
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Tool is one of the closed set of agent tools.
+type Tool string
+
+const (
+	ClaudeCode Tool = "claude-code"
+	Codex      Tool = "codex"
+	GeminiCLI  Tool = "gemini-cli"
+	Opencode   Tool = "opencode"
+)
+
+// All lists every tool in a stable order.
+var All = []Tool{ClaudeCode, Codex, GeminiCLI, Opencode}
+
+// Model families, used to pick a reviewer unlike its caller.
+const (
+	FamilyAnthropic = "anthropic"
+	FamilyOpenAI    = "openai"
+	FamilyGoogle    = "google"
+)
+
+// Names returns the tool names, for messages.
+func Names() string {
+	s := make([]string, len(All))
+	for i, t := range All {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Parse validates a tool name.
+func Parse(name string) (Tool, error) {
+	for _, t := range All {
+		if string(t) == name {
+			return t, nil
+		}
+	}
+	return "", &UnknownToolError{Name: name}
+}
+
+// UnknownToolError reports a name outside the closed set.
+type UnknownToolError struct{ Name string }
+
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("unknown tool %q (known tools: %s)", e.Name, Names())
+}
+
+// Request is what a run asks of an adapter.
+type Request struct {
+	Prompt string
+	Model  string
+	// ProviderSessionID, when set, continues that provider session.
+	ProviderSessionID string
+}
+
+// Invocation is how to start the program for a Request.
+type Invocation struct {
+	Args []string // argv after the program
+	Env  []string // added to the environment
+	// Stdin, when non-nil, is written to the program's standard input
+	// (long prompts go there, never in argv).
+	Stdin []byte
+}
+
+// Outcome is what a finished run produced, as far as the adapter can tell
+// from the program's output.
+type Outcome struct {
+	Result            string
+	ProviderSessionID string
+	Usage             *session.Usage
+	Failure           *session.Failure
+}
+
+// Parser turns the program's stdout, line by line, into normalised events.
+// Feed may be given partial lines when a line exceeds the reader's buffer
+// (binary output); it must never fail, only skip.
+type Parser interface {
+	Feed(line []byte) []Event
+	Finish(exitCode int) Outcome
+}
+
+// Event is a normalised event (text, tool_call, tool_result, usage, error).
+type Event struct {
+	Type string
+	Data any
+}
+
+// Adapter describes one tool.
+type Adapter interface {
+	Tool() Tool
+	Program() string // default program name looked up on PATH
+	Package() string // what to install, for error messages
+	Family() string
+	Build(req Request) (Invocation, error)
+	NewParser() Parser
+}
+
+// For returns the adapter of t.
+func For(t Tool) Adapter {
+	switch t {
+	case ClaudeCode:
+		return claudeCode{}
+	case Codex:
+		return codex{}
+	case GeminiCLI:
+		return geminiCLI{}
+	case Opencode:
+		return opencode{}
+	}
+	panic("agents: unknown tool " + string(t))
+}
+
+// MaxArgvPrompt is the largest prompt passed in argv; longer ones go on
+// stdin (argv is limited and visible to every user in ps).
+const MaxArgvPrompt = 100 * 1024

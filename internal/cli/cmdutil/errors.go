@@ -1,0 +1,69 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Exit codes, the documented contract of every command.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // the agent failed, or a waited-for session did
+	ExitUsage       = 2 // usage or configuration error
+	ExitRefused     = 3 // refused before start: depth limit, tool missing, forbidden
+	ExitTimeout     = 124
+	ExitInterrupted = 130
+)
+
+// Error carries a stable machine-readable code and an exit status.
+type Error struct {
+	Code string
+	Exit int
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Constructors for the error kinds commands raise themselves.
+func Usagef(format string, a ...any) error {
+	return &Error{Code: "usage", Exit: ExitUsage, Err: fmt.Errorf(format, a...)}
+}
+func Refused(code string, err error) error { return &Error{Code: code, Exit: ExitRefused, Err: err}
+}
+
+// Silent is an exit status whose explanation has already been printed
+// (a failed run, a wait that timed out).
+type Silent struct{ Exit int }
+
+func (s *Silent) Error() string { return fmt.Sprintf("exit status %d", s.Exit) }
+
+// Classify maps any error to its code and exit status. It is the one table
+// from errors to exit codes.
+func Classify(err error) (code string, exit int) {
+	var e *Error
+	var inv *session.InvalidIDError
+	var amb *session.AmbiguousError
+	var nf *session.NotFoundError
+	var cfg *config.Error
+	var tool *agents.UnknownToolError
+	switch {
+	case errors.As(err, &e):
+		return e.Code, e.Exit
+	case errors.As(err, &inv):
+		return "invalid_id", ExitUsage
+	case errors.As(err, &amb):
+		return "ambiguous_id", ExitUsage
+	case errors.As(err, &nf):
+		return "not_found", ExitUsage
+	case errors.As(err, &cfg):
+		return "config", ExitUsage
+	case errors.As(err, &tool):
+		return "unknown_tool", ExitUsage
+	}
+	return "internal", ExitFailed
+}

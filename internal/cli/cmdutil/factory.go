@@ -1,0 +1,99 @@
+package cmdutil
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/project"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Factory hands commands their dependencies. Nothing here has side effects
+// until a command asks for it.
+type Factory struct {
+	IO      *IOStreams
+	Getenv  func(string) string
+	Environ func() []string
+	Now     func() time.Time
+	// Executable is csa's own path, for starting detached supervisors.
+	Executable func() (string, error)
+	// Signals starts delivery of SIGINT, SIGTERM and SIGHUP to a channel;
+	// only commands that supervise a program ask for it.
+	Signals func() <-chan os.Signal
+	// JSON is the global --json flag.
+	JSON bool
+}
+
+// Parent is the calling session when csa runs inside an agent.
+func (f *Factory) Parent() (*runner.Parent, error) {
+	p, err := runner.ParentFromEnv(f.Getenv)
+	if err != nil {
+		return nil, &Error{Code: "bad_environment", Exit: ExitUsage, Err: err}
+	}
+	return p, nil
+}
+
+// ProjectRoot is the project of dir. Inside an agent the caller's project
+// is inherited, so a whole tree of runs lives in one store.
+func (f *Factory) ProjectRoot(dir string) (string, error) {
+	if f.Getenv(runner.EnvSessionID) != "" {
+		if r := f.Getenv(runner.EnvProjectRoot); filepath.IsAbs(r) {
+			return r, nil
+		}
+	}
+	return project.FindRoot(dir)
+}
+
+// Config loads the merged configuration of a project.
+func (f *Factory) Config(root string) (*config.Loaded, error) { return config.Load(root) }
+
+// StateDir is where csa keeps sessions: $CSA_STATE_DIR, else
+// $XDG_STATE_HOME/csa, else ~/.local/state/csa.
+func (f *Factory) StateDir() string {
+	if d := f.Getenv("CSA_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := f.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "csa")
+	}
+	home := f.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "state", "csa")
+}
+
+// ProjectsDir holds one directory per project.
+func (f *Factory) ProjectsDir() string { return filepath.Join(f.StateDir(), "projects") }
+
+// ProjectMarker names the file that records which project a state
+// directory belongs to (read by `csa gc --global`).
+const ProjectMarker = "project.root"
+
+// Store opens the session store of the project at root.
+func (f *Factory) Store(root string) (*session.Store, error) {
+	dir := filepath.Join(f.ProjectsDir(), project.Slug(root))
+	st, err := session.Open(filepath.Join(dir, "sessions"))
+	if err != nil {
+		return nil, err
+	}
+	marker := filepath.Join(dir, ProjectMarker)
+	if _, err := os.Stat(marker); err != nil {
+		fsutil.WriteFileAtomic(marker, []byte(root+"\n"))
+	}
+	return st, nil
+}
+
+// CwdStore opens the store of the current directory's project.
+func (f *Factory) CwdStore() (*session.Store, string, error) {
+	root, err := f.ProjectRoot(".")
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := f.Store(root)
+	return st, root, err
+}

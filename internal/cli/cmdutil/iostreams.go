@@ -1,0 +1,49 @@
+// Package cmdutil holds what every command shares: the factory of
+// dependencies, terminal streams, JSON output and the error table.
+package cmdutil
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is all terminal access: data to Out, status and errors to
+// ErrOut.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	OutTTY, ErrTTY bool
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// PrintJSON writes v as indented JSON followed by a newline.
+func (s *IOStreams) PrintJSON(v any) error {
+	enc := json.NewEncoder(s.Out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// PrintError writes err in the form the output mode asks for.
+func (s *IOStreams) PrintError(err error, asJSON bool) {
+	code, _ := Classify(err)
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
+		s.ErrOut.Write(append(b, '\n'))
+		return
+	}
+	io.WriteString(s.ErrOut, "csa: "+err.Error()+"\n")
+}

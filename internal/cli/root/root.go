@@ -1,0 +1,113 @@
+// Package root assembles the csa command tree and turns errors into exit
+// statuses in one place.
+package root
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cli/run"
+	"github.com/csa-dev/csa/internal/cli/supervise"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// NewCmd builds the root command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "csa",
+		Short: "csa runs AI coding agents as supervised, recorded, recursive sub-agents",
+		Long: `csa runs AI coding-agent programs (claude-code, codex, gemini-cli, opencode)
+as sub-agents: each run is a session with a ULID, supervised in its own process
+group, recorded under the state directory, and able to call csa again.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.PersistentFlags().BoolVar(&f.JSON, "json", false, "machine-readable JSON output (errors too, on stderr)")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.Usagef("%v (see `%s --help`)", err, c.CommandPath())
+	})
+	cmd.AddCommand(
+		run.NewCmd(f, nil),
+		supervise.NewCmd(f),
+	)
+	return cmd
+}
+
+// Main runs csa with args and returns the process exit status.
+func Main(f *cmdutil.Factory, args []string) int {
+	cmd := NewCmd(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	err := cmd.Execute()
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	var silent *cmdutil.Silent
+	if errors.As(err, &silent) {
+		return silent.Exit
+	}
+	if isCobraUsage(err) {
+		err = cmdutil.Usagef("%v", err)
+	}
+	f.IO.PrintError(err, f.JSON || jsonRequested(args))
+	_, code := cmdutil.Classify(err)
+	return code
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong number of arguments), which carry no type.
+func isCobraUsage(err error) bool {
+	var e *cmdutil.Error
+	if errors.As(err, &e) {
+		return false
+	}
+	code, _ := cmdutil.Classify(err)
+	if code != "internal" {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonRequested spots --json when flag parsing itself failed.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return false
+}
+
+// Entry is csa's main: the real process environment, the real streams.
+func Entry() int {
+	f := &cmdutil.Factory{
+		IO: cmdutil.System(), Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,
+		Executable: os.Executable,
+		Signals: func() <-chan os.Signal {
+			c := make(chan os.Signal, 4)
+			signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			return c
+		},
+	}
+	return Main(f, os.Args[1:])
+}

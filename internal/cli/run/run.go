@@ -1,0 +1,234 @@
+// Package run implements `csa run`: start an agent tool on a prompt in a new
+// session, supervised here or, with --detach, by a background csa.
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Options are the parsed flags of `csa run`.
+type Options struct {
+	F           *cmdutil.Factory
+	Tool        string
+	Model       string
+	Cd          string
+	PromptFile  string
+	Timeout     time.Duration
+	IdleTimeout time.Duration
+	Detach      bool
+	Args        []string
+
+	timeoutSet, idleSet bool
+}
+
+// NewCmd builds the command; runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "run --tool NAME [flags] [PROMPT | -]",
+		Short: "Run an agent tool on a prompt in a new session",
+		Long: `Run an agent tool on a prompt in a new, recorded session.
+
+The prompt is the argument, "-" to read it from standard input, or --prompt-file.
+Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
+3 refused before start, 124 timeout, 130 interrupted.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			opts.timeoutSet = cmd.Flags().Changed("timeout")
+			opts.idleSet = cmd.Flags().Changed("idle-timeout")
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Tool, "tool", "t", "", "tool to run: "+agents.Names())
+	fl.StringVarP(&opts.Model, "model", "m", "", "model to ask the tool for")
+	fl.StringVar(&opts.Cd, "cd", "", "working directory of the agent")
+	fl.StringVarP(&opts.PromptFile, "prompt-file", "f", "", "read the prompt from a file")
+	fl.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (0: no limit)")
+	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "stop the run after this long without output (0: no limit)")
+	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return at once with the session id; a background csa supervises the run")
+	return cmd
+}
+
+// Run validates everything it can before creating the session, so a
+// refused run leaves no record behind, then supervises it.
+func Run(o *Options) error {
+	prompt, err := o.readPrompt()
+	if err != nil {
+		return err
+	}
+	parent, err := o.F.Parent()
+	if err != nil {
+		return err
+	}
+	cwd, err := o.workDir()
+	if err != nil {
+		return err
+	}
+	root, err := o.F.ProjectRoot(cwd)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.F.Config(root)
+	if err != nil {
+		return err
+	}
+	req, err := o.request(&cfg.Config, parent, prompt, cwd, root)
+	if err != nil {
+		return err
+	}
+	store, err := o.F.Store(root)
+	if err != nil {
+		return err
+	}
+	r, err := runner.Prepare(store, *req, o.F.Now())
+	if err != nil {
+		return err
+	}
+	if o.Detach {
+		return o.detach(store, r)
+	}
+	return o.foreground(store, r)
+}
+
+func (o *Options) readPrompt() (string, error) {
+	var b []byte
+	var err error
+	switch {
+	case o.PromptFile != "" && len(o.Args) > 0:
+		return "", cmdutil.Usagef("give the prompt either as an argument or with --prompt-file, not both")
+	case o.PromptFile != "":
+		if b, err = os.ReadFile(o.PromptFile); err != nil {
+			return "", cmdutil.Usagef("cannot read prompt file: %v", err)
+		}
+	case len(o.Args) == 1 && o.Args[0] == "-":
+		if b, err = io.ReadAll(o.F.IO.In); err != nil {
+			return "", cmdutil.Usagef("cannot read prompt from standard input: %v", err)
+		}
+	case len(o.Args) > 0:
+		b = []byte(strings.Join(o.Args, " "))
+	default:
+		return "", cmdutil.Usagef("no prompt: give it as an argument, \"-\" for standard input, or --prompt-file")
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return "", cmdutil.Usagef("the prompt is empty")
+	}
+	return string(b), nil
+}
+
+func (o *Options) workDir() (string, error) {
+	dir := o.Cd
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", cmdutil.Usagef("--cd %s: %v", o.Cd, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return "", cmdutil.Usagef("--cd %s: not a directory", o.Cd)
+	}
+	return abs, nil
+}
+
+// request resolves tool, program, limits and genealogy.
+func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd, root string) (*runner.Request, error) {
+	name := o.Tool
+	if name == "" {
+		name = cfg.Defaults.Tool
+	}
+	if name == "" {
+		return nil, cmdutil.Usagef("no tool: pass --tool (%s) or set defaults.tool in the config", agents.Names())
+	}
+	tool, err := agents.Parse(name)
+	if err != nil {
+		return nil, err
+	}
+	tc := cfg.Tool(name)
+	if !tc.Enabled {
+		return nil, cmdutil.Refused("tool_disabled", fmt.Errorf("tool %s is disabled in the configuration (tools.%s.enabled = false)", name, name))
+	}
+	if parent != nil && parent.Depth+1 > cfg.MaxRecursionDepth {
+		return nil, cmdutil.Refused("depth_limit", fmt.Errorf(
+			"recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (parent session %s)",
+			parent.Depth+1, cfg.MaxRecursionDepth, parent.SessionID))
+	}
+	program, err := lookProgram(tc.Path)
+	if err != nil {
+		a := agents.For(tool)
+		return nil, cmdutil.Refused("tool_not_installed", fmt.Errorf(
+			"%s is not installed: %v; install it with `npm install -g %s`, or set [tools.%s] path in the config",
+			name, err, a.Package(), name))
+	}
+	if o.Timeout < 0 || o.IdleTimeout < 0 {
+		return nil, cmdutil.Usagef("timeouts cannot be negative")
+	}
+	timeout, idle := cfg.Defaults.Timeout.Std(), cfg.Defaults.IdleTimeout.Std()
+	if o.timeoutSet {
+		timeout = o.Timeout
+	}
+	if o.idleSet {
+		idle = o.IdleTimeout
+	}
+	model := o.Model
+	if model == "" {
+		model = tc.Model
+	}
+	env := make([]string, 0, len(tc.Env))
+	for k, v := range tc.Env {
+		env = append(env, k+"="+v)
+	}
+	return &runner.Request{
+		Tool: tool, Program: program, Model: model, Prompt: prompt, Cwd: cwd, ProjectRoot: root,
+		Parent: parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
+		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env,
+	}, nil
+}
+
+// lookProgram finds a configured program: a name on PATH, or a path.
+func lookProgram(p string) (string, error) {
+	path, err := exec.LookPath(p)
+	if err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound) && !strings.Contains(p, "/") {
+			return "", fmt.Errorf("program %q not found on PATH", p)
+		}
+		return "", fmt.Errorf("program %q is not an executable file", p)
+	}
+	return filepath.Abs(path)
+}
+
+func (o *Options) detach(store *session.Store, r *runner.Run) error {
+	exe, err := o.F.Executable()
+	if err != nil {
+		return err
+	}
+	id := r.Spec.SessionID
+	if _, err := runner.Detach(store, r, exe, []string{"__supervise", "--sessions", store.Root(), id}, o.F.Environ()); err != nil {
+		return err
+	}
+	if o.F.JSON {
+		return o.F.IO.PrintJSON(map[string]string{"session_id": id})
+	}
+	fmt.Fprintln(o.F.IO.Out, id)
+	return nil
+}

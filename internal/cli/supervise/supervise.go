@@ -1,0 +1,52 @@
+// Package supervise implements the hidden `csa __supervise`, the background
+// process that supervises a detached run.
+package supervise
+
+import (
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// NewCmd builds the hidden command. Its contract with `csa run --detach`:
+// fd 3 holds the session's supervisor lock, --sessions names the store.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var sessions string
+	cmd := &cobra.Command{
+		Use:    "__supervise --sessions DIR ID",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !filepath.IsAbs(sessions) {
+				return cmdutil.Usagef("--sessions must be an absolute path")
+			}
+			id, err := session.NormalizePrefix(args[0])
+			if err != nil {
+				return err
+			}
+			h, err := lock.Adopt(runner.LockFD, "supervisor.lock")
+			if err != nil {
+				return err
+			}
+			store, err := session.Open(sessions)
+			if err != nil {
+				return err
+			}
+			r, err := runner.Adopt(store, id, h)
+			if err != nil {
+				h.Release()
+				return err
+			}
+			sup := &runner.Supervisor{Store: store, Signals: f.Signals(), BaseEnv: f.Environ(), Now: f.Now}
+			_, err = sup.Supervise(r)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&sessions, "sessions", "", "sessions directory of the store")
+	return cmd
+}

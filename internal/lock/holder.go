@@ -1,0 +1,45 @@
+package lock
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// Holder is an exclusive lock whose open file can be handed to a child
+// process: flock belongs to the open file description, so a child that
+// inherits the descriptor holds the same lock after its parent exits. That
+// is how a detached supervisor takes over liveness without a gap.
+type Holder struct{ File *os.File }
+
+// Acquire takes an exclusive lock on path without blocking; it fails if
+// someone else holds it.
+func Acquire(path string) (*Holder, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: already held: %w", path, err)
+	}
+	return &Holder{File: f}, nil
+}
+
+// Adopt wraps an inherited descriptor that already holds the lock.
+func Adopt(fd uintptr, name string) (*Holder, error) {
+	f := os.NewFile(fd, name)
+	if f == nil {
+		return nil, fmt.Errorf("lock: no inherited descriptor %d", fd)
+	}
+	// Re-asserting is a no-op on the same open file description, and fails
+	// if the descriptor is not the lock we were promised.
+	if err := syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock: inherited descriptor %d: %w", fd, err)
+	}
+	return &Holder{File: f}, nil
+}
+
+// Release drops the lock.
+func (h *Holder) Release() error { return h.File.Close() }

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Kill stops the given sessions: it leaves a kill request for each
+// supervisor (so the end is recorded as killed, not failed), sends SIGTERM
+// to each program's process group, and SIGKILL to those still alive after
+// grace. Pass descendants before their ancestors. Ended sessions are left
+// as they are. It returns the final states.
+func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Duration, reason string) ([]*session.State, error) {
+	var errs []error
+	live := make([]string, 0, len(ids))
+	for _, id := range ids {
+		st, err := store.Load(id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if st.Status.Ended() {
+			continue
+		}
+		if err := fsutil.WriteFileAtomic(store.Path(id, session.KillRequest), []byte(reason)); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		signal(store, st, syscall.SIGTERM)
+		live = append(live, id)
+	}
+	waitEnded(ctx, store, live, grace)
+	for _, id := range live {
+		if st, err := store.Load(id); err == nil && !st.Status.Ended() {
+			signal(store, st, syscall.SIGKILL)
+		}
+	}
+	waitEnded(ctx, store, live, 3*time.Second)
+	out := make([]*session.State, 0, len(ids))
+	for _, id := range ids {
+		st, err := store.Load(id)
+		if err != nil {
+			continue
+		}
+		if !st.Status.Ended() {
+			// The supervisor is gone or not responding: record it here.
+			st, err = store.Update(ctx, id, func(cur *session.State) error {
+				if cur.Status.Ended() {
+					return session.ErrNoChange
+				}
+				cur.EndedAt = time.Now().UTC()
+				cur.Reason = reason + " (its supervisor did not record the end)"
+				cur.Failure = &session.Failure{Class: session.FailKilled, Message: cur.Reason}
+				return cur.Move(session.Killed)
+			})
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		out = append(out, st)
+	}
+	return out, errors.Join(errs...)
+}
+
+// signal reaches a session's program group. While its supervisor lives the
+// group id is known to be the session's; otherwise only processes that
+// carry the session's id in their environment are touched.
+func signal(store *session.Store, st *session.State, sig syscall.Signal) {
+	if st.PGID <= 0 {
+		return
+	}
+	if store.SupervisorAlive(st.ID) {
+		proc.SignalGroup(st.PGID, sig)
+		return
+	}
+	for _, pid := range proc.TaggedMembers(st.PGID, EnvSessionID+"="+st.ID) {
+		syscall.Kill(pid, sig)
+	}
+}
+
+func waitEnded(ctx context.Context, store *session.Store, ids []string, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for {
+		pending := false
+		for _, id := range ids {
+			st, err := store.Load(id)
+			if err == nil && !st.Status.Ended() && (store.SupervisorAlive(id) || procAlive(st)) {
+				pending = true
+				break
+			}
+		}
+		if !pending || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func procAlive(st *session.State) bool { return st.PID > 0 && proc.Alive(st.PID) }
+

@@ -1,0 +1,137 @@
+// Package runner creates sessions and supervises the agent program of a run:
+// process group, live output with a lossless record, timeouts, signal
+// forwarding, and the final state. It is the one owner of a running
+// session's records.
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Spec is everything needed to start and supervise the program. It is saved
+// as run.json so a detached supervisor runs exactly what its parent built.
+// The environment is not saved (it may hold secrets): a detached supervisor
+// inherits it from its parent.
+type Spec struct {
+	SessionID   string        `json:"session_id"`
+	Tool        string        `json:"tool"`
+	Program     string        `json:"program"`
+	Args        []string      `json:"args"`
+	Env         []string      `json:"env"` // KEY=VALUE set over the inherited environment
+	StdinPrompt bool          `json:"stdin_prompt"`
+	Cwd         string        `json:"cwd"`
+	Timeout     time.Duration `json:"timeout"`
+	IdleTimeout time.Duration `json:"idle_timeout"`
+	Grace       time.Duration `json:"grace"`
+	MaxLogBytes int64         `json:"max_log_bytes"`
+	Detached    bool          `json:"detached"`
+}
+
+const specFile = "run.json"
+
+func saveSpec(store *session.Store, sp *Spec) error {
+	data, err := json.Marshal(sp)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(store.Path(sp.SessionID, specFile), data)
+}
+
+// LoadSpec reads the spec a parent saved for a detached supervisor.
+func LoadSpec(store *session.Store, id string) (*Spec, error) {
+	data, err := os.ReadFile(store.Path(id, specFile))
+	if err != nil {
+		return nil, fmt.Errorf("read run spec of %s: %w", id, err)
+	}
+	sp := new(Spec)
+	if err := json.Unmarshal(data, sp); err != nil {
+		return nil, fmt.Errorf("decode run spec of %s: %w", id, err)
+	}
+	return sp, nil
+}
+
+// Env variables that carry the genealogy to children.
+const (
+	EnvSessionID     = "CSA_SESSION_ID"
+	EnvDepth         = "CSA_DEPTH"
+	EnvProjectRoot   = "CSA_PROJECT_ROOT"
+	EnvParentSession = "CSA_PARENT_SESSION"
+	EnvTool          = "CSA_TOOL"
+	EnvParentTool    = "CSA_PARENT_TOOL"
+	EnvSessionDir    = "CSA_SESSION_DIR"
+)
+
+// stripped are removed from every child's environment: the CSA_ ones are
+// set anew, the CLAUDE ones make a nested Claude Code refuse to start.
+var stripped = []string{
+	EnvSessionID, EnvDepth, EnvProjectRoot, EnvParentSession, EnvTool, EnvParentTool, EnvSessionDir,
+	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT",
+}
+
+// Parent is the calling session, read from the environment of a csa that
+// runs inside an agent.
+type Parent struct {
+	SessionID   string
+	Tool        string
+	Depth       int // depth of the parent; a root caller has none
+	ProjectRoot string
+}
+
+// ParentFromEnv reads the caller's genealogy. A malformed CSA_DEPTH is an
+// error: guessing would defeat the recursion limit.
+func ParentFromEnv(getenv func(string) string) (*Parent, error) {
+	id := getenv(EnvSessionID)
+	if id == "" {
+		return nil, nil
+	}
+	if _, err := session.NormalizePrefix(id); err != nil || len(id) != session.IDLen {
+		return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, id)
+	}
+	d, err := strconv.Atoi(getenv(EnvDepth))
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("%s=%q is not a depth", EnvDepth, getenv(EnvDepth))
+	}
+	return &Parent{SessionID: id, Tool: getenv(EnvTool), Depth: d, ProjectRoot: getenv(EnvProjectRoot)}, nil
+}
+
+// childEnv is base without the stripped variables, plus the genealogy of st
+// and the spec's own additions.
+func childEnv(base []string, st *session.State, sessionDir string, extra []string) []string {
+	env := make([]string, 0, len(base)+len(extra)+len(stripped))
+	for _, kv := range base {
+		if !isStripped(kv) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		EnvSessionID+"="+st.ID,
+		EnvDepth+"="+strconv.Itoa(st.Depth),
+		EnvProjectRoot+"="+st.ProjectRoot,
+		EnvTool+"="+st.Tool,
+		EnvSessionDir+"="+sessionDir,
+	)
+	if st.ParentID != "" {
+		env = append(env, EnvParentSession+"="+st.ParentID)
+	}
+	if st.ParentTool != "" {
+		env = append(env, EnvParentTool+"="+st.ParentTool)
+	}
+	return append(env, extra...)
+}
+
+func isStripped(kv string) bool {
+	for _, k := range stripped {
+		if strings.HasPrefix(kv, k+"=") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,339 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/session"
+	"golang.org/x/sys/unix"
+)
+
+// Supervisor runs a prepared session's program to its end.
+type Supervisor struct {
+	Store *session.Store
+	// Signals delivered to csa (SIGINT, SIGTERM, SIGHUP); the first starts a
+	// two-phase stop of the program's group, a second one kills it at once.
+	Signals <-chan os.Signal
+	// Stdout and Stderr receive the program's output live; nil discards.
+	Stdout, Stderr io.Writer
+	BaseEnv        []string
+	Now            func() time.Time
+}
+
+// ending records why csa itself stopped the program.
+type ending struct {
+	status  session.Status
+	class   string
+	message string
+}
+
+// Supervise starts the program, waits for it under the spec's timeouts and
+// signals, and records the final state. The returned state is what was
+// saved; the error is an infrastructure failure, not the program's.
+func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
+	defer run.Release()
+	sp, id := run.Spec, run.Spec.SessionID
+	ev, err := events.OpenWriter(s.Store.Path(id, session.EventsFile), s.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	ev.Emit(events.SessionCreated, map[string]any{"tool": sp.Tool, "depth": run.State.Depth, "parent_id": run.State.ParentID, "detached": sp.Detached})
+
+	if req := s.killRequested(id); req != "" {
+		return s.finish(ev, id, nil, &ending{session.Killed, session.FailKilled, req}, agents.Outcome{}, nil)
+	}
+	outLog, errLog, err := s.openLogs(id)
+	if err != nil {
+		return nil, err
+	}
+	defer outLog.Close()
+	defer errLog.Close()
+
+	var stdin *os.File
+	if sp.StdinPrompt {
+		if stdin, err = os.Open(s.Store.Path(id, session.PromptFile)); err != nil {
+			return nil, err
+		}
+		defer stdin.Close()
+	}
+	rOut, wOut, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	rErr, wErr, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	spec := proc.Spec{
+		Path: sp.Program, Args: sp.Args, Dir: sp.Cwd,
+		Env:   childEnv(s.BaseEnv, run.State, s.Store.Dir(id), sp.Env),
+		Stdin: stdinReader(stdin), Stdout: wOut, Stderr: wErr, DieWithParent: true,
+	}
+	p, startErr := proc.Start(spec)
+	wOut.Close()
+	wErr.Close()
+	if startErr != nil {
+		rOut.Close()
+		rErr.Close()
+		return s.finish(ev, id, nil, &ending{session.Failed, session.FailStart, startErr.Error()}, agents.Outcome{}, nil)
+	}
+	started := s.Now().UTC()
+	if _, err := s.Store.Update(context.Background(), id, func(st *session.State) error {
+		st.PID, st.PGID, st.SupervisorPID, st.StartedAt = p.Pid, p.PGID(), os.Getpid(), started
+		st.Turns++
+		return st.Move(session.Running)
+	}); err != nil {
+		p.Terminate(sp.Grace)
+		return nil, err
+	}
+	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.Program})
+
+	parser := agents.For(agents.Tool(sp.Tool)).NewParser()
+	var lastRead atomic.Int64
+	lastRead.Store(time.Now().UnixNano())
+	outP := &pump{src: rOut, log: outLog, live: s.Stdout, maxLog: sp.MaxLogBytes, lastRead: &lastRead,
+		lines: func(line []byte) {
+			for _, e := range parser.Feed(line) {
+				ev.Emit(e.Type, e.Data)
+			}
+		}}
+	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, lastRead: &lastRead}
+	outDone, errDone := make(chan struct{}), make(chan struct{})
+	go outP.run(outDone)
+	go errP.run(errDone)
+
+	end := s.watch(p, sp, ev, &lastRead)
+	state := p.Wait()
+	s.drain(p, sp.Grace, outDone, errDone, rOut, rErr)
+
+	exit := state.ExitCode()
+	out := parser.Finish(exit)
+	if end == nil {
+		if req := s.killRequested(id); req != "" {
+			end = &ending{session.Killed, session.FailKilled, req}
+		}
+	}
+	res := &streams{out: outP, err: errP}
+	return s.finish(ev, id, state, end, out, res)
+}
+
+// watch waits for the program to exit, stopping it on a signal or a
+// timeout; it returns why csa stopped it, or nil if it ended on its own.
+func (s *Supervisor) watch(p *proc.Process, sp *Spec, ev *events.Writer, lastRead *atomic.Int64) *ending {
+	var total <-chan time.Time
+	if sp.Timeout > 0 {
+		t := time.NewTimer(sp.Timeout)
+		defer t.Stop()
+		total = t.C
+	}
+	var idle <-chan time.Time
+	if sp.IdleTimeout > 0 {
+		t := time.NewTicker(min(max(sp.IdleTimeout/10, 10*time.Millisecond), time.Second))
+		defer t.Stop()
+		idle = t.C
+	}
+	var end *ending
+	stop := func(e *ending) {
+		if end != nil {
+			return
+		}
+		end = e
+		ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": e.message, "grace_ms": sp.Grace.Milliseconds()})
+		go p.Terminate(sp.Grace)
+	}
+	for {
+		select {
+		case <-p.Done():
+			return end
+		case sig := <-s.Signals:
+			if end != nil {
+				// A second signal: the user wants it gone now.
+				proc.SignalGroup(p.PGID(), syscall.SIGKILL)
+				continue
+			}
+			stop(&ending{session.Killed, session.FailInterrupted, fmt.Sprintf("interrupted by %s", sigName(sig))})
+		case <-total:
+			ev.Emit(events.TimeoutHit, map[string]any{"kind": "total", "timeout_ms": sp.Timeout.Milliseconds()})
+			stop(&ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("timed out after %s", sp.Timeout)})
+		case <-idle:
+			quiet := time.Since(time.Unix(0, lastRead.Load()))
+			if quiet >= sp.IdleTimeout {
+				ev.Emit(events.TimeoutHit, map[string]any{"kind": "idle", "timeout_ms": sp.IdleTimeout.Milliseconds()})
+				stop(&ending{session.TimedOut, session.FailIdle, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)})
+				idle = nil
+			}
+		}
+	}
+}
+
+// drain waits for both output streams to reach EOF. Processes of the group
+// that outlive the program are stopped too: they hold the pipes, and a run
+// leaves nothing behind.
+func (s *Supervisor) drain(p *proc.Process, grace time.Duration, outDone, errDone <-chan struct{}, rOut, rErr *os.File) {
+	both := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		for _, c := range []<-chan struct{}{outDone, errDone} {
+			select {
+			case <-c:
+			case <-t.C:
+				return false
+			}
+		}
+		return true
+	}
+	proc.SignalGroup(p.PGID(), syscall.SIGTERM)
+	if !both(grace) {
+		proc.SignalGroup(p.PGID(), syscall.SIGKILL)
+		if !both(2 * time.Second) {
+			// Someone outside the group holds the pipes; stop reading.
+			rOut.Close()
+			rErr.Close()
+			both(time.Second)
+		}
+	}
+	rOut.Close()
+	rErr.Close()
+}
+
+type streams struct{ out, err *pump }
+
+// finish decides the final status and saves it with the outcome.
+func (s *Supervisor) finish(ev *events.Writer, id string, ps *os.ProcessState, end *ending, out agents.Outcome, res *streams) (*session.State, error) {
+	now := s.Now().UTC()
+	st, err := s.Store.Update(context.Background(), id, func(st *session.State) error {
+		st.EndedAt = now
+		st.Result = strings.ToValidUTF8(out.Result, "\uFFFD")
+		if out.ProviderSessionID != "" {
+			st.ProviderSessionID = out.ProviderSessionID
+		}
+		if out.Usage != nil {
+			st.Usage = out.Usage
+		}
+		if res != nil {
+			st.OutputBytes = res.out.total
+			st.OutputTruncated = res.out.truncated || res.err.truncated
+		}
+		status, fail := s.classify(id, ps, end, out)
+		st.Failure = fail
+		if fail != nil {
+			st.Reason = fail.Message
+		} else {
+			st.Reason = "exited with status 0"
+		}
+		if ps != nil {
+			code := ps.ExitCode()
+			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				st.Signal = sigName(ws.Signal())
+				code = 128 + int(ws.Signal())
+			}
+			st.ExitCode = &code
+		}
+		return st.Move(status)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ev.Emit(events.SessionEnded, map[string]any{"state": st.Status, "exit_code": st.ExitCode, "reason": st.Reason})
+	return st, nil
+}
+
+func (s *Supervisor) classify(id string, ps *os.ProcessState, end *ending, out agents.Outcome) (session.Status, *session.Failure) {
+	if end != nil {
+		return end.status, &session.Failure{Class: end.class, Message: end.message}
+	}
+	if ps == nil {
+		return session.Failed, &session.Failure{Class: session.FailStart, Message: "program did not start"}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return session.Failed, &session.Failure{Class: session.FailSignal,
+			Message: fmt.Sprintf("program killed by %s%s", sigName(ws.Signal()), s.stderrTail(id))}
+	}
+	if code := ps.ExitCode(); code != 0 {
+		if out.Failure != nil {
+			return session.Failed, out.Failure
+		}
+		return session.Failed, &session.Failure{Class: session.FailExit,
+			Message: fmt.Sprintf("program exited with status %d%s", code, s.stderrTail(id))}
+	}
+	if out.Failure != nil {
+		return session.Failed, out.Failure
+	}
+	return session.Completed, nil
+}
+
+// stderrTail is the end of the program's stderr, to say why it failed.
+func (s *Supervisor) stderrTail(id string) string {
+	f, err := os.Open(s.Store.Path(id, session.StderrFile))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const n = 512
+	if fi, err := f.Stat(); err == nil && fi.Size() > n {
+		f.Seek(fi.Size()-n, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	t := strings.TrimSpace(strings.ToValidUTF8(string(b), "?"))
+	if t == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 && len(t)-i > 20 {
+		t = t[i+1:] // the last line says most
+	}
+	return ": " + t
+}
+
+func (s *Supervisor) killRequested(id string) string {
+	b, err := os.ReadFile(s.Store.Path(id, session.KillRequest))
+	if err != nil {
+		return ""
+	}
+	if r := strings.TrimSpace(string(b)); r != "" {
+		return r
+	}
+	return "killed by csa kill"
+}
+
+func (s *Supervisor) openLogs(id string) (out, errf *os.File, err error) {
+	open := func(name string) (*os.File, error) {
+		return os.OpenFile(s.Store.Path(id, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
+	if out, err = open(session.OutputFile); err != nil {
+		return nil, nil, err
+	}
+	if errf, err = open(session.StderrFile); err != nil {
+		out.Close()
+		return nil, nil, err
+	}
+	return out, errf, nil
+}
+
+// stdinReader avoids handing exec a typed nil, which it would treat as a
+// reader to copy from.
+func stdinReader(f *os.File) io.Reader {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func sigName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if n := unix.SignalName(s); n != "" {
+			return n
+		}
+		return fmt.Sprintf("signal %d", int(s))
+	}
+	return sig.String()
+}

@@ -1,0 +1,40 @@
+package session
+
+// Children maps each session id to its direct children, in creation order.
+func Children(states []*State) map[string][]string {
+	kids := make(map[string][]string)
+	for _, st := range states {
+		if st.ParentID != "" {
+			kids[st.ParentID] = append(kids[st.ParentID], st.ID)
+		}
+	}
+	return kids
+}
+
+// Descendants returns every descendant of id, deepest first, so that a
+// cascade can stop children before their parents.
+func Descendants(kids map[string][]string, id string) []string {
+	var levels [][]string
+	seen := map[string]bool{id: true}
+	cur := []string{id}
+	for len(cur) > 0 {
+		var next []string
+		for _, p := range cur {
+			for _, c := range kids[p] {
+				if !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
+			}
+		}
+		if len(next) > 0 {
+			levels = append(levels, next)
+		}
+		cur = next
+	}
+	var out []string
+	for i := len(levels) - 1; i >= 0; i-- {
+		out = append(out, levels[i]...)
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package session
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is where a session is in its life. The set and its transitions are
+// closed: see transitions.
+type Status string
+
+const (
+	Pending   Status = "pending"   // created, program not started yet
+	Running   Status = "running"   // program started under a live supervisor
+	Completed Status = "completed" // program exited 0
+	Failed    Status = "failed"    // program exited non-zero or could not start
+	Crashed   Status = "crashed"   // the supervising csa died before recording an end
+	Killed    Status = "killed"    // ended by a signal csa was asked to deliver
+	TimedOut  Status = "timed_out" // ended by the total or idle timeout
+)
+
+// transitions is the state machine. Ended states may only go back to
+// Running, which is how a resumed session starts its next turn.
+var transitions = map[Status][]Status{
+	Pending:   {Running, Failed, Killed, Crashed},
+	Running:   {Completed, Failed, Killed, Crashed, TimedOut},
+	Completed: {Running},
+	Failed:    {Running},
+	Crashed:   {Running},
+	Killed:    {Running},
+	TimedOut:  {Running},
+}
+
+// Ended reports whether s is a final state of a run.
+func (s Status) Ended() bool {
+	switch s {
+	case Completed, Failed, Crashed, Killed, TimedOut:
+		return true
+	}
+	return false
+}
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool { _, ok := transitions[s]; return ok }
+
+// CanMove reports whether the machine allows from -> to.
+func CanMove(from, to Status) bool {
+	for _, t := range transitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+// TransitionError reports a forbidden state change.
+type TransitionError struct{ From, To Status }
+
+func (e *TransitionError) Error() string {
+	return fmt.Sprintf("session state cannot change from %s to %s", e.From, e.To)
+}
+
+// Usage is token accounting reported by an agent.
+type Usage struct {
+	InputTokens  int64 `toml:"input_tokens" json:"input_tokens"`
+	OutputTokens int64 `toml:"output_tokens" json:"output_tokens"`
+	CachedTokens int64 `toml:"cached_tokens,omitempty" json:"cached_tokens,omitempty"`
+}
+
+// Failure says why a run did not succeed, in a class scripts can branch on.
+type Failure struct {
+	Class   string `toml:"class" json:"class"`
+	Message string `toml:"message" json:"message"`
+}
+
+// Failure classes recorded by the core; adapters add provider ones
+// (rate_limited, quota_exhausted, auth).
+const (
+	FailStart       = "start_failed"
+	FailExit        = "exit_status"
+	FailSignal      = "signaled"
+	FailTimeout     = "timed_out"
+	FailIdle        = "idle_timeout"
+	FailInterrupted = "interrupted"
+	FailKilled      = "killed"
+	FailCrashed     = "crashed"
+	FailNoResult    = "no_result"
+)
+
+// State is the record of one session, stored as state.toml. Field names are
+// the stable JSON contract of `csa inspect --json`.
+type State struct {
+	ID          string `toml:"id" json:"id"`
+	Tool        string `toml:"tool" json:"tool"`
+	Model       string `toml:"model,omitempty" json:"model,omitempty"`
+	Status      Status `toml:"state" json:"state"`
+	ProjectRoot string `toml:"project_root" json:"project_root"`
+	Cwd         string `toml:"cwd" json:"cwd"`
+
+	// Genealogy: the tree is logical, the storage flat.
+	Depth      int    `toml:"depth" json:"depth"`
+	ParentID   string `toml:"parent_id,omitempty" json:"parent_id,omitempty"`
+	ParentTool string `toml:"parent_tool,omitempty" json:"parent_tool,omitempty"`
+
+	CreatedAt time.Time `toml:"created_at" json:"created_at"`
+	StartedAt time.Time `toml:"started_at,omitempty" json:"started_at,omitempty"`
+	EndedAt   time.Time `toml:"ended_at,omitempty" json:"ended_at,omitempty"`
+
+	// How the program was run. The prompt itself is in prompt.txt.
+	Program     string   `toml:"program,omitempty" json:"program,omitempty"`
+	Args        []string `toml:"args,omitempty" json:"args,omitempty"`
+	PromptBytes int      `toml:"prompt_bytes" json:"prompt_bytes"`
+	PromptVia   string   `toml:"prompt_via,omitempty" json:"prompt_via,omitempty"`
+	Detached    bool     `toml:"detached,omitempty" json:"detached,omitempty"`
+	TimeoutMS   int64    `toml:"timeout_ms,omitempty" json:"timeout_ms,omitempty"`
+	IdleMS      int64    `toml:"idle_timeout_ms,omitempty" json:"idle_timeout_ms,omitempty"`
+	GraceMS     int64    `toml:"kill_grace_ms,omitempty" json:"kill_grace_ms,omitempty"`
+
+	SupervisorPID int `toml:"supervisor_pid,omitempty" json:"supervisor_pid,omitempty"`
+	PID           int `toml:"pid,omitempty" json:"pid,omitempty"`
+	PGID          int `toml:"pgid,omitempty" json:"pgid,omitempty"`
+
+	ExitCode *int     `toml:"exit_code,omitempty" json:"exit_code"`
+	Signal   string   `toml:"signal,omitempty" json:"signal,omitempty"`
+	Reason   string   `toml:"reason,omitempty" json:"reason,omitempty"`
+	Failure  *Failure `toml:"failure,omitempty" json:"failure"`
+
+	Result            string `toml:"result,omitempty" json:"result,omitempty"`
+	ProviderSessionID string `toml:"provider_session_id,omitempty" json:"provider_session_id,omitempty"`
+	Usage             *Usage `toml:"usage,omitempty" json:"usage,omitempty"`
+	OutputBytes       int64  `toml:"output_bytes" json:"output_bytes"`
+	OutputTruncated   bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
+	Turns             int    `toml:"turns,omitempty" json:"turns,omitempty"`
+}
+
+// Move changes the status if the state machine allows it.
+func (s *State) Move(to Status) error {
+	if !CanMove(s.Status, to) {
+		return &TransitionError{From: s.Status, To: to}
+	}
+	s.Status = to
+	return nil
+}
+
+// Duration is how long the session ran (so far, if it is running).
+func (s *State) Duration(now time.Time) time.Duration {
+	if s.StartedAt.IsZero() {
+		return 0
+	}
+	if s.EndedAt.IsZero() {
+		return now.Sub(s.StartedAt)
+	}
+	return s.EndedAt.Sub(s.StartedAt)
+}

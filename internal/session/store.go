@@ -1,0 +1,256 @@
+// Package session stores csa sessions: one flat directory per ULID under a
+// project's state directory, a TOML state file written atomically, and the
+// genealogy (parent, depth) as fields, not as directory nesting.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/lock"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// File names inside a session directory.
+const (
+	StateFile      = "state.toml"
+	OutputFile     = "output.log"
+	StderrFile     = "stderr.log"
+	EventsFile     = "events.jsonl"
+	PromptFile     = "prompt.txt"
+	SupervisorLock = "supervisor.lock" // held by the supervising csa for the whole run
+	stateLock      = "state.lock"      // guards read-modify-write of state.toml
+	KillRequest    = "kill.request"    // written by `csa kill` before it signals
+)
+
+// lockTimeout bounds every wait for a state lock: a stuck peer must not
+// hang a command.
+const lockTimeout = 5 * time.Second
+
+// Store is one project's sessions.
+type Store struct {
+	dir string // .../projects/<slug>/sessions
+}
+
+// Open returns the store rooted at sessionsDir, creating it if needed.
+func Open(sessionsDir string) (*Store, error) {
+	if err := fsutil.MkdirPrivate(sessionsDir); err != nil {
+		return nil, err
+	}
+	return &Store{dir: sessionsDir}, nil
+}
+
+// Root is the directory that holds the session directories.
+func (s *Store) Root() string { return s.dir }
+
+// Dir is the directory of session id. id must be a full, validated ULID.
+func (s *Store) Dir(id string) string { return filepath.Join(s.dir, id) }
+
+// Path is a file inside the session directory.
+func (s *Store) Path(id, name string) string { return filepath.Join(s.dir, id, name) }
+
+// MakeDir creates the directory of a new session. The caller takes the
+// supervisor lock before saving the first state, so that no reader ever
+// sees an unsupervised pending session.
+func (s *Store) MakeDir(id string) error {
+	if up, err := NormalizePrefix(id); err != nil || len(id) != IDLen || up != id {
+		return fmt.Errorf("create session: bad id %q", id)
+	}
+	if err := os.Mkdir(s.Dir(id), fsutil.DirMode); err != nil {
+		return fmt.Errorf("create session: %w", err)
+	}
+	return nil
+}
+
+// Save writes st atomically.
+func (s *Store) Save(st *State) error {
+	data, err := toml.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encode state of %s: %w", st.ID, err)
+	}
+	return fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
+}
+
+// Load reads the state of a full id.
+func (s *Store) Load(id string) (*State, error) {
+	data, err := os.ReadFile(s.Path(id, StateFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if _, serr := os.Stat(s.Dir(id)); serr == nil {
+				return nil, &CorruptError{ID: id, Err: errors.New("state file missing")}
+			}
+			return nil, &NotFoundError{Prefix: id}
+		}
+		return nil, fmt.Errorf("read state of %s: %w", id, err)
+	}
+	st := new(State)
+	if err := toml.Unmarshal(data, st); err != nil {
+		return nil, &CorruptError{ID: id, Err: err}
+	}
+	if st.ID != id || !st.Status.Valid() {
+		return nil, &CorruptError{ID: id, Err: fmt.Errorf("state names id %q, status %q", st.ID, st.Status)}
+	}
+	return st, nil
+}
+
+// CorruptError reports a session directory whose state cannot be read.
+type CorruptError struct {
+	ID  string
+	Err error
+}
+
+func (e *CorruptError) Error() string { return fmt.Sprintf("session %s: corrupt state: %v", e.ID, e.Err) }
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Update applies fn to the current state under the session's state lock and
+// saves the result. fn may return ErrNoChange to skip the write.
+func (s *Store) Update(ctx context.Context, id string, fn func(*State) error) (*State, error) {
+	l := lock.New(s.Path(id, stateLock))
+	if err := l.LockTimeout(ctx, lockTimeout); err != nil {
+		return nil, fmt.Errorf("update session %s: %w", id, err)
+	}
+	defer l.Unlock()
+	st, err := s.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(st); err != nil {
+		if errors.Is(err, ErrNoChange) {
+			return st, nil
+		}
+		return nil, err
+	}
+	return st, s.Save(st)
+}
+
+// ErrNoChange tells Update that fn decided not to change anything.
+var ErrNoChange = errors.New("no change")
+
+// IDs lists the session ids present, in creation order. Entries that are not
+// ULIDs are ignored.
+func (s *Store) IDs() ([]string, error) {
+	f, err := os.Open(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	ids := names[:0]
+	for _, n := range names {
+		if len(n) == IDLen {
+			if up, err := NormalizePrefix(n); err == nil && up == n {
+				ids = append(ids, n)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Resolve turns a case-insensitive unique prefix into a full id.
+func (s *Store) Resolve(prefix string) (string, error) {
+	p, err := NormalizePrefix(prefix)
+	if err != nil {
+		return "", err
+	}
+	if len(p) == IDLen {
+		if _, err := os.Stat(s.Dir(p)); err != nil {
+			return "", &NotFoundError{Prefix: prefix}
+		}
+		return p, nil
+	}
+	ids, err := s.IDs()
+	if err != nil {
+		return "", err
+	}
+	i := sort.SearchStrings(ids, p)
+	var match []string
+	for ; i < len(ids) && strings.HasPrefix(ids[i], p); i++ {
+		match = append(match, ids[i])
+	}
+	switch len(match) {
+	case 0:
+		return "", &NotFoundError{Prefix: prefix}
+	case 1:
+		return match[0], nil
+	}
+	return "", &AmbiguousError{Prefix: prefix, Candidates: match}
+}
+
+// Entry is one listed session: its state, or why it could not be read.
+type Entry struct {
+	ID    string
+	State *State
+	Err   error
+}
+
+// List loads every session. Decoding is spread over the CPUs because a
+// project may hold tens of thousands of sessions.
+func (s *Store) List() ([]Entry, error) {
+	ids, err := s.IDs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(ids))
+	workers := runtime.GOMAXPROCS(0)
+	if len(ids) < 64 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(ids); i += workers {
+				st, err := s.Load(ids[i])
+				out[i] = Entry{ID: ids[i], State: st, Err: err}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// Remove deletes a session directory and everything in it.
+func (s *Store) Remove(id string) error {
+	if err := os.RemoveAll(s.Dir(id)); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	return nil
+}
+
+// SupervisorAlive reports whether a csa process still supervises id. It is
+// decided by the supervisor's flock, which the kernel drops when the
+// process dies, so a recycled PID cannot fool it.
+func (s *Store) SupervisorAlive(id string) bool {
+	held, err := lock.Held(s.Path(id, SupervisorLock))
+	return err == nil && held
+}
+
+// Ancestors returns the chain of parent ids of id, nearest first. It stops at
+// a missing parent or a cycle.
+func (s *Store) Ancestors(id string) []string {
+	var chain []string
+	seen := map[string]bool{id: true}
+	for cur := id; ; {
+		st, err := s.Load(cur)
+		if err != nil || st.ParentID == "" || seen[st.ParentID] {
+			return chain
+		}
+		chain = append(chain, st.ParentID)
+		seen[st.ParentID] = true
+		cur = st.ParentID
+	}
+}
