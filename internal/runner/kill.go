@@ -104,4 +104,3 @@ func waitEnded(ctx context.Context, store *session.Store, ids []string, d time.D
 }
 
 func procAlive(st *session.State) bool { return st.PID > 0 && proc.Alive(st.PID) }
-

@@ -103,8 +103,8 @@ type State struct {
 	ParentTool string `toml:"parent_tool,omitempty" json:"parent_tool,omitempty"`
 
 	CreatedAt time.Time `toml:"created_at" json:"created_at"`
-	StartedAt time.Time `toml:"started_at,omitempty" json:"started_at,omitempty"`
-	EndedAt   time.Time `toml:"ended_at,omitempty" json:"ended_at,omitempty"`
+	StartedAt time.Time `toml:"started_at" json:"started_at,omitempty"`
+	EndedAt   time.Time `toml:"ended_at" json:"ended_at,omitempty"`
 
 	// How the program was run. The prompt itself is in prompt.txt.
 	Program     string   `toml:"program,omitempty" json:"program,omitempty"`

@@ -108,7 +108,9 @@ type CorruptError struct {
 	Err error
 }
 
-func (e *CorruptError) Error() string { return fmt.Sprintf("session %s: corrupt state: %v", e.ID, e.Err) }
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("session %s: corrupt state: %v", e.ID, e.Err)
+}
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Update applies fn to the current state under the session's state lock and

@@ -33,7 +33,8 @@ func (e *Error) Unwrap() error { return e.Err }
 func Usagef(format string, a ...any) error {
 	return &Error{Code: "usage", Exit: ExitUsage, Err: fmt.Errorf(format, a...)}
 }
-func Refused(code string, err error) error { return &Error{Code: code, Exit: ExitRefused, Err: err}
+func Refused(code string, err error) error {
+	return &Error{Code: code, Exit: ExitRefused, Err: err}
 }
 
 // Silent is an exit status whose explanation has already been printed

@@ -13,8 +13,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cli/configcmd"
+	"github.com/csa-dev/csa/internal/cli/doctor"
+	"github.com/csa-dev/csa/internal/cli/gc"
+	"github.com/csa-dev/csa/internal/cli/initcmd"
+	"github.com/csa-dev/csa/internal/cli/inspect"
+	"github.com/csa-dev/csa/internal/cli/kill"
+	"github.com/csa-dev/csa/internal/cli/logs"
+	"github.com/csa-dev/csa/internal/cli/ps"
+	"github.com/csa-dev/csa/internal/cli/rm"
 	"github.com/csa-dev/csa/internal/cli/run"
 	"github.com/csa-dev/csa/internal/cli/supervise"
+	"github.com/csa-dev/csa/internal/cli/wait"
 )
 
 // Version is set at build time.
@@ -38,6 +48,16 @@ group, recorded under the state directory, and able to call csa again.`,
 	})
 	cmd.AddCommand(
 		run.NewCmd(f, nil),
+		ps.NewCmd(f, nil),
+		inspect.NewCmd(f),
+		logs.NewCmd(f),
+		wait.NewCmd(f),
+		kill.NewCmd(f),
+		rm.NewCmd(f),
+		gc.NewCmd(f),
+		configcmd.NewCmd(f),
+		initcmd.NewCmd(f),
+		doctor.NewCmd(f, Version),
 		supervise.NewCmd(f),
 	)
 	return cmd

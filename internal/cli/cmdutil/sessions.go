@@ -1,0 +1,61 @@
+package cmdutil
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// ResolveAll turns id prefixes into full ids, in order, without duplicates.
+func ResolveAll(store *session.Store, prefixes []string) ([]string, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, p := range prefixes {
+		id, err := store.Resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// Current loads a session and settles whether its supervisor still lives.
+func (f *Factory) Current(store *session.Store, id string) (*session.State, error) {
+	st, err := store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	return runner.Reconcile(context.Background(), store, st, f.Now()), nil
+}
+
+// GuardLineage refuses to act on the calling session or its ancestors: a
+// sub-agent must not kill, remove or resume the runs it lives under.
+func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) error {
+	self := f.Getenv(runner.EnvSessionID)
+	if self == "" {
+		return nil
+	}
+	lineage := map[string]bool{self: true}
+	for _, a := range store.Ancestors(self) {
+		lineage[a] = true
+	}
+	if p := f.Getenv(runner.EnvParentSession); p != "" {
+		lineage[p] = true
+	}
+	for _, id := range ids {
+		if lineage[id] {
+			rel := "an ancestor of"
+			if id == self {
+				rel = "the session of"
+			}
+			return Refused("forbidden", fmt.Errorf("cannot %s session %s: it is %s the calling session %s", verb, id, rel, self))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+// Package gc implements `csa gc`: remove orphaned and stale sessions.
+package gc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Options are the flags of `csa gc`.
+type Options struct {
+	F          *cmdutil.Factory
+	DryRun     bool
+	MaxAgeDays int
+	Global     bool
+	ageSet     bool
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "gc [--dry-run] [--max-age-days N] [--global]",
+		Short: "Remove orphaned sessions and sessions older than the age limit",
+		Long: `Remove orphaned sessions (missing or unreadable state, a parent that no longer
+exists, a supervisor that died) and ended sessions older than --max-age-days
+(default: gc.max_age_days, 30). Running sessions and the calling session's
+lineage are never removed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ageSet = cmd.Flags().Changed("max-age-days")
+			return Run(o)
+		},
+	}
+	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "only list what would be removed")
+	cmd.Flags().IntVar(&o.MaxAgeDays, "max-age-days", 0, "remove ended sessions older than this many days")
+	cmd.Flags().BoolVar(&o.Global, "global", false, "collect every project under the state directory")
+	return cmd
+}
+
+// Item is one removal (or would-be removal).
+type Item struct {
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	Reason  string `json:"reason"`
+}
+
+// youngDir protects a directory being created right now from looking like
+// an orphan with no state.
+const youngDir = time.Minute
+
+// Run collects garbage.
+func Run(o *Options) error {
+	root, err := o.F.ProjectRoot(".")
+	if err != nil {
+		return err
+	}
+	if !o.ageSet {
+		cfg, err := o.F.Config(root)
+		if err != nil {
+			return err
+		}
+		o.MaxAgeDays = cfg.Config.GC.MaxAgeDays
+	}
+	if o.MaxAgeDays < 0 {
+		return cmdutil.Usagef("--max-age-days cannot be negative")
+	}
+	var stores []*session.Store
+	if o.Global {
+		dirs, _ := filepath.Glob(filepath.Join(o.F.ProjectsDir(), "*", "sessions"))
+		for _, d := range dirs {
+			s, err := session.Open(d)
+			if err != nil {
+				return err
+			}
+			stores = append(stores, s)
+		}
+	} else {
+		s, err := o.F.Store(root)
+		if err != nil {
+			return err
+		}
+		stores = append(stores, s)
+	}
+	var items []Item
+	var errs []error
+	for _, s := range stores {
+		found, err := o.collect(s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, it := range found {
+			if !o.DryRun {
+				if err := s.Remove(it.ID); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+			}
+			items = append(items, it)
+		}
+	}
+	if err := o.print(items); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) collect(s *session.Store) ([]Item, error) {
+	ents, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	project := projectOf(s)
+	protected := map[string]bool{}
+	if self := o.F.Getenv(runner.EnvSessionID); self != "" {
+		protected[self] = true
+		for _, a := range s.Ancestors(self) {
+			protected[a] = true
+		}
+	}
+	present := map[string]bool{}
+	for _, e := range ents {
+		present[e.ID] = true
+	}
+	now := o.F.Now()
+	cutoff := now.Add(-time.Duration(o.MaxAgeDays) * 24 * time.Hour)
+	var items []Item
+	for _, e := range ents {
+		if protected[e.ID] {
+			continue
+		}
+		add := func(why string) { items = append(items, Item{ID: e.ID, Project: project, Reason: why}) }
+		if e.Err != nil {
+			if fi, err := os.Stat(s.Dir(e.ID)); err == nil && now.Sub(fi.ModTime()) > youngDir {
+				add("orphan: " + e.Err.Error())
+			}
+			continue
+		}
+		st := e.State
+		if !st.Status.Ended() {
+			st = runner.Reconcile(context.Background(), s, st, now)
+			if st.Status == session.Crashed {
+				add("orphan: supervisor died")
+			}
+			continue
+		}
+		switch {
+		case st.ParentID != "" && !present[st.ParentID]:
+			add(fmt.Sprintf("orphan: parent %s no longer exists", st.ParentID))
+		case lastActive(st).Before(cutoff):
+			add(fmt.Sprintf("stale: inactive since %s", lastActive(st).Format(time.DateOnly)))
+		}
+	}
+	return items, nil
+}
+
+func lastActive(st *session.State) time.Time {
+	if !st.EndedAt.IsZero() {
+		return st.EndedAt
+	}
+	return st.CreatedAt
+}
+
+func projectOf(s *session.Store) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(s.Root()), cmdutil.ProjectMarker))
+	if err != nil {
+		return filepath.Base(filepath.Dir(s.Root()))
+	}
+	return string(trimNL(b))
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (o *Options) print(items []Item) error {
+	if o.F.JSON {
+		if items == nil {
+			items = []Item{}
+		}
+		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items})
+	}
+	verb := "removed"
+	if o.DryRun {
+		verb = "would remove"
+	}
+	for _, it := range items {
+		fmt.Fprintf(o.F.IO.Out, "%s %s (%s)\n", verb, it.ID, it.Reason)
+	}
+	fmt.Fprintf(o.F.IO.ErrOut, "csa gc: %s %d sessions\n", verb, len(items))
+	return nil
+}

@@ -1,0 +1,59 @@
+// Package inspect implements `csa inspect`: the whole recorded state of one
+// session.
+package inspect
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// View is the JSON answer: the state plus where its files are.
+type View struct {
+	*session.State
+	Dir   string            `json:"dir"`
+	Files map[string]string `json:"files"`
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "inspect ID",
+		Short: "Show the whole recorded state of a session",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			store, _, err := f.CwdStore()
+			if err != nil {
+				return err
+			}
+			id, err := store.Resolve(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := f.Current(store, id)
+			if err != nil {
+				return err
+			}
+			files := map[string]string{}
+			for _, n := range []string{session.StateFile, session.OutputFile, session.StderrFile, session.EventsFile, session.PromptFile} {
+				if _, err := os.Stat(store.Path(id, n)); err == nil {
+					files[n] = store.Path(id, n)
+				}
+			}
+			v := View{State: st, Dir: store.Dir(id), Files: files}
+			if f.JSON {
+				return f.IO.PrintJSON(v)
+			}
+			data, err := os.ReadFile(store.Path(id, session.StateFile))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "# %s\n%s", store.Dir(id), data)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,106 @@
+// Package kill implements `csa kill`: stop sessions and their descendants.
+package kill
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Options are the flags of `csa kill`.
+type Options struct {
+	F     *cmdutil.Factory
+	IDs   []string
+	Grace time.Duration
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "kill ID... [--grace DUR]",
+		Short: "Stop sessions (SIGTERM, then SIGKILL after the grace period), descendants first",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.IDs = args
+			return Run(o)
+		},
+	}
+	cmd.Flags().DurationVar(&o.Grace, "grace", 5*time.Second, "time between SIGTERM and SIGKILL")
+	return cmd
+}
+
+// Entry reports one session's end.
+type Entry struct {
+	ID    string         `json:"id"`
+	State session.Status `json:"state"`
+}
+
+// Run kills the sessions and every running descendant, deepest first.
+func Run(o *Options) error {
+	if o.Grace < 0 {
+		return cmdutil.Usagef("--grace cannot be negative")
+	}
+	store, _, err := o.F.CwdStore()
+	if err != nil {
+		return err
+	}
+	ids, err := cmdutil.ResolveAll(store, o.IDs)
+	if err != nil {
+		return err
+	}
+	if err := o.F.GuardLineage(store, "kill", ids); err != nil {
+		return err
+	}
+	targets, err := withDescendants(store, ids)
+	if err != nil {
+		return err
+	}
+	states, err := runner.Kill(context.Background(), store, targets, o.Grace, "killed by csa kill")
+	if o.F.JSON {
+		out := make([]Entry, len(states))
+		for i, st := range states {
+			out[i] = Entry{ID: st.ID, State: st.Status}
+		}
+		if perr := o.F.IO.PrintJSON(out); perr != nil {
+			return perr
+		}
+	} else {
+		for _, st := range states {
+			fmt.Fprintf(o.F.IO.Out, "%s\t%s\n", st.ID, st.Status)
+		}
+	}
+	return err
+}
+
+// withDescendants lists each target's descendants before the target.
+func withDescendants(store *session.Store, ids []string) ([]string, error) {
+	ents, err := store.List()
+	if err != nil {
+		return nil, err
+	}
+	var states []*session.State
+	for _, e := range ents {
+		if e.State != nil {
+			states = append(states, e.State)
+		}
+	}
+	kids := session.Children(states)
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		for _, d := range append(session.Descendants(kids, id), id) {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}

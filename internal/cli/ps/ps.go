@@ -1,0 +1,137 @@
+// Package ps implements `csa ps`: list a project's sessions, as a table, a
+// genealogy tree or JSON.
+package ps
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Options are the flags of `csa ps`.
+type Options struct {
+	F    *cmdutil.Factory
+	All  bool
+	Tree bool
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "ps [--all] [--tree]",
+		Short: "List sessions of this project (every project with --all)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
+		},
+	}
+	cmd.Flags().BoolVarP(&o.All, "all", "a", false, "list the sessions of every project")
+	cmd.Flags().BoolVar(&o.Tree, "tree", false, "draw the genealogy tree")
+	return cmd
+}
+
+// Row is one session in the stable JSON listing.
+type Row struct {
+	ID          string         `json:"id"`
+	Tool        string         `json:"tool"`
+	Model       string         `json:"model,omitempty"`
+	State       session.Status `json:"state"`
+	Depth       int            `json:"depth"`
+	ParentID    string         `json:"parent_id"`
+	ProjectRoot string         `json:"project_root"`
+	StartedAt   *time.Time     `json:"started_at"`
+	EndedAt     *time.Time     `json:"ended_at"`
+	DurationMS  int64          `json:"duration_ms"`
+	ExitCode    *int           `json:"exit_code"`
+	Reason      string         `json:"reason,omitempty"`
+	Children    []*Row         `json:"children,omitempty"`
+}
+
+func newRow(st *session.State, now time.Time) *Row {
+	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
+		ProjectRoot: st.ProjectRoot, DurationMS: st.Duration(now).Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason}
+	if !st.StartedAt.IsZero() {
+		r.StartedAt = &st.StartedAt
+	}
+	if !st.EndedAt.IsZero() {
+		r.EndedAt = &st.EndedAt
+	}
+	return r
+}
+
+// Run lists the sessions.
+func Run(o *Options) error {
+	states, err := o.load()
+	if err != nil {
+		return err
+	}
+	now := o.F.Now()
+	rows := make([]*Row, len(states))
+	for i, st := range states {
+		rows[i] = newRow(st, now)
+	}
+	if o.Tree {
+		rows = tree(rows)
+	}
+	if o.F.JSON {
+		return o.F.IO.PrintJSON(rows)
+	}
+	if o.Tree {
+		printTree(o.F.IO.Out, rows, now)
+		return nil
+	}
+	printTable(o.F.IO.Out, rows, now, o.All)
+	return nil
+}
+
+// load reads the sessions and settles the liveness of running ones; broken
+// records are reported on stderr and skipped (csa gc removes them).
+func (o *Options) load() ([]*session.State, error) {
+	var stores []*session.Store
+	if o.All {
+		dirs, _ := filepath.Glob(filepath.Join(o.F.ProjectsDir(), "*", "sessions"))
+		for _, d := range dirs {
+			s, err := session.Open(d)
+			if err != nil {
+				return nil, err
+			}
+			stores = append(stores, s)
+		}
+	} else {
+		s, _, err := o.F.CwdStore()
+		if err != nil {
+			return nil, err
+		}
+		stores = append(stores, s)
+	}
+	var out []*session.State
+	broken := 0
+	for _, s := range stores {
+		ents, err := s.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if e.Err != nil {
+				broken++
+				continue
+			}
+			out = append(out, runner.Reconcile(context.Background(), s, e.State, o.F.Now()))
+		}
+	}
+	if broken > 0 {
+		fmt.Fprintf(o.F.IO.ErrOut, "csa: %d session records could not be read (see `csa gc --dry-run`)\n", broken)
+	}
+	return out, nil
+}
