@@ -12,4 +12,5 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/term v0.37.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

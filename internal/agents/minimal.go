@@ -82,7 +82,7 @@ type plainParser struct{ tail []byte }
 
 // maxResult bounds the result kept in the state file; the whole output is
 // in the log.
-const maxResult = 64 * 1024
+const maxResult = 16 * 1024
 
 func (p *plainParser) Feed(line []byte) []Event {
 	p.tail = append(p.tail, line...)

@@ -6,7 +6,7 @@
 //	echo TEXT        print TEXT on stdout      stderr TEXT   print on stderr
 //	sleep DUR        sleep (Go duration)       exit N        exit with status N
 //	binary N         N random bytes, NULs too  flood N       N bytes of text lines
-//	csa ARGS...      run csa (a nested run), its stdout passed through
+//	csa ARGS...      run csa (a nested run; $VAR words expanded), stdout passed through
 //	env NAME...      print NAME=value          args          print argv as JSON
 //	ignore-term      ignore SIGTERM            fork N        start N sleeping children
 //	read             read stdin to EOF, print how many bytes
@@ -109,7 +109,13 @@ func run(step string) (code int, done bool) {
 			os.Stdout.Write(line[:min(n, len(line))])
 		}
 	case "csa":
-		cmd := exec.Command("csa", words[1:]...)
+		args := words[1:]
+		for i, a := range args {
+			if strings.HasPrefix(a, "$") { // whole-word only: nested prompts expand at their own level
+				args[i] = os.ExpandEnv(a)
+			}
+		}
+		cmd := exec.Command("csa", args...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "fakeagent: csa:", err)

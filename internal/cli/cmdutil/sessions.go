@@ -50,11 +50,10 @@ func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) 
 	}
 	for _, id := range ids {
 		if lineage[id] {
-			rel := "an ancestor of"
 			if id == self {
-				rel = "the session of"
+				return Refused("forbidden", fmt.Errorf("cannot %s session %s: it is the calling session itself", verb, id))
 			}
-			return Refused("forbidden", fmt.Errorf("cannot %s session %s: it is %s the calling session %s", verb, id, rel, self))
+			return Refused("forbidden", fmt.Errorf("cannot %s session %s: it is an ancestor of the calling session %s", verb, id, self))
 		}
 	}
 	return nil

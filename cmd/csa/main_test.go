@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/csa-dev/csa/internal/cli/root"
+	"github.com/csa-dev/csa/internal/fakeagent"
+)
+
+// TestMain makes the test binary double as csa and as the fake agent, so
+// scripts and integration tests run the real command, as separate processes.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"csa":       func() { os.Exit(root.Entry()) },
+		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+	})
+}
+
+// TestScripts runs the command contract in testdata/script.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			isolate(env.WorkDir, env.Setenv)
+			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"capture": cmdCapture,
+			"sleep":   cmdSleep,
+			"age":     cmdAge,
+			"waitfor": cmdWaitFor,
+			"bigfile": cmdBigFile,
+		},
+	})
+}
+
+// isolate points every csa directory and HOME inside dir.
+func isolate(dir string, setenv func(k, v string)) {
+	setenv("HOME", filepath.Join(dir, "home"))
+	setenv("CSA_STATE_DIR", filepath.Join(dir, "state"))
+	setenv("CSA_CONFIG_HOME", filepath.Join(dir, "cfg"))
+	for _, k := range []string{"CSA_SESSION_ID", "CSA_DEPTH", "CSA_PROJECT_ROOT", "CSA_PARENT_SESSION", "CSA_TOOL", "CSA_PARENT_TOOL", "CSA_SESSION_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
+		setenv(k, "")
+	}
+}
+
+// writeFakeConfig points every tool at the fake agent.
+func writeFakeConfig(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, t := range []string{"claude-code", "codex", "gemini-cli", "opencode"} {
+		fmt.Fprintf(&b, "[tools.%s]\npath = \"fakeagent\"\n", t)
+	}
+	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600)
+}
+
+// capture VAR: set VAR to the trimmed stdout of the previous command.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture VAR")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// sleep DUR
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
+
+// age PATH DUR: move a file's modification time into the past.
+func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	t := time.Now().Add(-d)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), t, t))
+}
+
+// waitfor ID STATE: poll `csa inspect` until the session is in STATE
+// (bounded: 20 s), for steps that must happen while a run is live.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cmd := exec.Command("csa", "inspect", "--json", args[0])
+		cmd.Dir = ts.MkAbs(".")
+		cmd.Env = environ(ts)
+		out, _ := cmd.Output()
+		if strings.Contains(string(out), `"state": "`+args[1]+`"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("session %s did not reach %s: %s", args[0], args[1], out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func environ(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "CSA_STATE_DIR", "CSA_CONFIG_HOME"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+// bigfile PATH N: write a file of N bytes of prompt text.
+func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
+	var n int
+	_, err := fmt.Sscan(args[1], &n)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Repeat("x", n)), 0o644))
+}
