@@ -85,7 +85,11 @@ func dur(r *Row) string {
 	if r.StartedAt == nil {
 		return "-"
 	}
-	return (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Millisecond * 100).String()
+	d := time.Duration(r.DurationMS) * time.Millisecond
+	if d >= 10*time.Second {
+		d = d.Round(time.Second)
+	}
+	return d.String()
 }
 
 func exit(r *Row) string {

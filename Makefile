@@ -1,0 +1,33 @@
+# csa — one command for the main job, one for every test.
+#   make demo    build csa and run a nested tree of sub-agents, offline
+#   make test    install what the tests need, vet, and run every test
+GO      ?= go
+BIN     := $(CURDIR)/bin
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION)
+
+.PHONY: build demo test agents vet fmt bench clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+demo: build
+	./scripts/demo.sh
+
+# The real agent programs, pinned in agents/*/package-lock.json, installed
+# into a cache outside git (CSA_AGENTS_CACHE, default ~/.cache/csa/agents).
+agents:
+	./scripts/install-agents.sh
+
+vet:
+	@test -z "$$(gofmt -l cmd internal bench 2>/dev/null)" || { gofmt -l cmd internal bench; echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+test: agents vet
+	$(GO) test -count=1 ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./bench/...
+
+clean:
+	rm -rf $(BIN)
