@@ -22,7 +22,9 @@ var ErrTimeout = errors.New("lock: timed out")
 type Lock struct{ f *flock.Flock }
 
 // New returns an unlocked lock on path; the file is created on first use.
-func New(path string) *Lock { return &Lock{f: flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))} }
+func New(path string) *Lock {
+	return &Lock{f: flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))}
+}
 
 // TryLock takes the lock if it is free and reports whether it did.
 func (l *Lock) TryLock() (bool, error) {
