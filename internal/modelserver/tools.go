@@ -1,0 +1,73 @@
+package modelserver
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The programs' own write and shell tools, as they offer them. The first
+// tool a request offers wins, so one script drives every program.
+var writeTools = []struct {
+	name string
+	args func(path, content string) map[string]any
+}{
+	{"Write", func(p, c string) map[string]any { return map[string]any{"file_path": p, "content": c} }},           // claude
+	{"mcp__acp__Write", func(p, c string) map[string]any { return map[string]any{"file_path": p, "content": c} }}, // claude-code-acp
+	{"write_file", func(p, c string) map[string]any { return map[string]any{"file_path": p, "content": c} }},      // gemini
+	{"write", func(p, c string) map[string]any { return map[string]any{"filePath": p, "content": c} }},            // opencode
+}
+
+var shellTools = []struct {
+	name string
+	args func(cmd string) map[string]any
+}{
+	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},              // claude
+	{"mcp__acp__Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},    // claude-code-acp
+	{"exec_command", func(c string) map[string]any { return map[string]any{"cmd": c} }},                                             // codex
+	{"shell", func(c string) map[string]any { return map[string]any{"command": []string{"bash", "-lc", c}} }},                       // older codex
+	{"run_shell_command", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }}, // gemini
+	{"bash", func(c string) map[string]any { return map[string]any{"command": c} }},                                                 // opencode
+}
+
+// resolveCall turns a step's generic tool call into the program's own.
+func resolveCall(st *Step, req *request) (*call, error) {
+	switch {
+	case st.Call != nil:
+		return &call{Name: st.Call.Name, Args: st.Call.Args}, nil
+	case st.WriteFile != nil:
+		path := st.WriteFile.Path
+		if !filepath.IsAbs(path) && req.Cwd != "" {
+			path = filepath.Join(req.Cwd, path)
+		}
+		for _, t := range writeTools {
+			if slices.Contains(req.Tools, t.name) {
+				return &call{Name: t.name, Args: t.args(path, st.WriteFile.Content)}, nil
+			}
+		}
+		// No write tool (codex): write through the shell instead.
+		return shellCall(writeCommand(path, st.WriteFile.Content), req)
+	case st.Shell != "":
+		return shellCall(st.Shell, req)
+	}
+	return nil, nil
+}
+
+func shellCall(cmd string, req *request) (*call, error) {
+	for _, t := range shellTools {
+		if slices.Contains(req.Tools, t.name) {
+			return &call{Name: t.name, Args: t.args(cmd)}, nil
+		}
+	}
+	return nil, fmt.Errorf("no known write or shell tool among %v", req.Tools)
+}
+
+// writeCommand is a shell command that writes content to path exactly.
+func writeCommand(path, content string) string {
+	return fmt.Sprintf("printf '%%s' %s > %s", shellQuote(content), shellQuote(path))
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
