@@ -1,6 +1,6 @@
 // Package agents knows the closed set of agent programs csa runs and, per
-// tool, how to invoke it and read what it prints. Adapters are data plus
-// small functions; they never start processes themselves.
+// tool, how to invoke it headless and read its structured output. Adapters
+// are data plus small functions; they never start processes themselves.
 package agents
 
 import (
@@ -60,8 +60,17 @@ func (e *UnknownToolError) Error() string {
 type Request struct {
 	Prompt string
 	Model  string
-	// ProviderSessionID, when set, continues that provider session.
-	ProviderSessionID string
+	// Effort is the thinking or reasoning effort ("" for the tool's default).
+	Effort string
+	// Yolo lets the agent act without asking (it runs headless).
+	Yolo bool
+	// ResumeID continues that provider session.
+	ResumeID string
+	// NewSessionID is a fresh UUID for tools that let the caller name the
+	// provider session, so its id is known before the program starts.
+	NewSessionID string
+	// Root reports that csa runs as root (some programs refuse yolo then).
+	Root bool
 }
 
 // Invocation is how to start the program for a Request.
@@ -71,6 +80,8 @@ type Invocation struct {
 	// Stdin, when non-nil, is written to the program's standard input
 	// (long prompts go there, never in argv).
 	Stdin []byte
+	// ProviderSessionID is known up front when the caller chose it.
+	ProviderSessionID string
 }
 
 // Outcome is what a finished run produced, as far as the adapter can tell
@@ -83,25 +94,21 @@ type Outcome struct {
 }
 
 // Parser turns the program's stdout, line by line, into normalised events.
-// Feed may be given partial lines when a line exceeds the reader's buffer
-// (binary output); it must never fail, only skip.
+// Feed may be given partial lines (binary output, lines over 1 MiB); it
+// must never fail, only skip, and must not keep line after returning.
 type Parser interface {
 	Feed(line []byte) []Event
-	Finish(exitCode int) Outcome
-}
-
-// Event is a normalised event (text, tool_call, tool_result, usage, error).
-type Event struct {
-	Type string
-	Data any
+	// Finish is called once the program has exited; stderr is the tail of
+	// its standard error, used to classify failures.
+	Finish(exitCode int, stderr string) Outcome
 }
 
 // Adapter describes one tool.
 type Adapter interface {
 	Tool() Tool
 	Program() string // default program name looked up on PATH
-	Package() string // what to install, for error messages
-	Family() string
+	Package() string // npm package to install, for error messages
+	Family() string  // "" when it depends on the configured model
 	Build(req Request) (Invocation, error)
 	NewParser() Parser
 }
@@ -124,3 +131,18 @@ func For(t Tool) Adapter {
 // MaxArgvPrompt is the largest prompt passed in argv; longer ones go on
 // stdin (argv is limited and visible to every user in ps).
 const MaxArgvPrompt = 100 * 1024
+
+// FamilyOfModel guesses the model family from a model name, for tools such
+// as opencode that can drive any provider.
+func FamilyOfModel(model string) string {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "claude") || strings.HasPrefix(m, "anthropic/"):
+		return FamilyAnthropic
+	case strings.Contains(m, "gpt") || strings.HasPrefix(m, "openai/") || strings.Contains(m, "codex") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4"):
+		return FamilyOpenAI
+	case strings.Contains(m, "gemini") || strings.HasPrefix(m, "google/"):
+		return FamilyGoogle
+	}
+	return ""
+}

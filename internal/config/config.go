@@ -56,6 +56,11 @@ type ToolConfig struct {
 	Enabled bool `toml:"enabled"`
 	// Model is the model to ask for; "" means the tool's own default.
 	Model string `toml:"model"`
+	// Effort is the thinking or reasoning effort; "" for the tool's own.
+	Effort string `toml:"effort"`
+	// Yolo lets the agent act without asking for approval, as a headless
+	// sub-agent must.
+	Yolo bool `toml:"yolo"`
 	// Env holds extra environment variables for the program.
 	Env map[string]string `toml:"env"`
 }
@@ -81,7 +86,7 @@ func Default() Config {
 		Output:            OutputConfig{MaxLogBytes: 1 << 30},
 	}
 	for _, t := range Tools() {
-		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true}
+		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true}
 	}
 	return c
 }

@@ -390,7 +390,7 @@ func TestMapJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := func(p string) string {
-		return `{"enabled":true,"env":{},"model":"","path":"` + p + `"}`
+		return `{"effort":"","enabled":true,"env":{},"model":"","path":"` + p + `","yolo":true}`
 	}
 	want := `{"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":""},` +
 		`"gc":{"max_age_days":30},"max_recursion_depth":5,"output":{"max_log_bytes":1073741824},` +

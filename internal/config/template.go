@@ -48,6 +48,8 @@ func Template() string {
 		set(k+"path", help("Program to run: a name looked up on PATH, or a path."))
 		set(k+"enabled", help("Whether csa may run this tool."))
 		set(k+"model", help(`Model to ask for; "" for the tool's own default.`))
+		set(k+"effort", help(`Thinking or reasoning effort (e.g. "low", "high"); "" for the tool's own default.`))
+		set(k+"yolo", help("Let the agent act without asking for approval (headless runs need it)."))
 		set(k+"env", help(`Extra environment variables for the program, e.g. { FOO = "bar" }.`))
 	}
 	line("")

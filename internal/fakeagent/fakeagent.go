@@ -5,7 +5,7 @@
 //
 //	echo TEXT        print TEXT on stdout      stderr TEXT   print on stderr
 //	sleep DUR        sleep (Go duration)       exit N        exit with status N
-//	binary N         N random bytes, NULs too  flood N       N bytes of text lines
+//	binary N         N random bytes, NULs too, then a newline  flood N       N bytes of text lines
 //	csa ARGS...      run csa (a nested run; $VAR words expanded), stdout passed through
 //	env NAME...      print NAME=value          args          print argv as JSON
 //	ignore-term      ignore SIGTERM            fork N        start N sleeping children
@@ -13,7 +13,12 @@
 //	pidfile PATH     write own pid             hang          block forever
 //	write PATH TEXT  write a file
 //
+//	error TEXT       fail with a provider error in the tool's own format
+//
 // A prompt whose first word is not a directive is answered with its size.
+// Under csa (CSA_TOOL set) it speaks that tool's structured output: a
+// session id (the one asked for with --session-id or a resume flag), a
+// message per line of text, usage, and a final result.
 package fakeagent
 
 import (
@@ -32,42 +37,102 @@ import (
 
 // Main runs the fake agent and returns its exit status.
 func Main() int {
-	prompt, via, err := readPrompt(os.Args[1:])
+	tool := os.Getenv("CSA_TOOL")
+	inv, err := parseArgs(tool, os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeagent:", err)
 		return 2
 	}
-	steps := split(prompt)
+	out := newEmitter(tool)
+	sid := inv.session
+	if sid == "" {
+		sid = randomID(tool)
+	}
+	out.start(sid)
+	if inv.resumed {
+		out.text("resumed " + sid)
+	}
+	steps := split(inv.prompt)
 	if len(steps) == 0 || !known(firstWord(steps[0])) {
-		fmt.Printf("fake agent received %d bytes via %s\n", len(prompt), via)
+		out.text(fmt.Sprintf("fake agent received %d bytes via %s", len(inv.prompt), inv.via))
+		out.end()
 		return 0
 	}
 	for _, s := range steps {
-		if code, done := run(s); done {
+		if code, done := run(out, s); done {
 			return code
 		}
 	}
+	out.end()
 	return 0
 }
 
-// readPrompt takes the last argument as the prompt unless it is a flag, a
-// subcommand word or "-", in which case the prompt is on stdin.
-func readPrompt(args []string) (string, string, error) {
-	if n := len(args); n > 0 {
-		last := args[n-1]
-		prevFlag := n > 1 && (args[n-2] == "-m" || args[n-2] == "--model")
-		if last != "-" && !strings.HasPrefix(last, "-") && last != "exec" && last != "run" && !prevFlag {
-			return last, "argv", nil
+// invocation is what the fake understood of its argv.
+type invocation struct {
+	prompt, via string
+	session     string
+	resumed     bool
+}
+
+// valueFlags take a value in some real tool's argv.
+var valueFlags = map[string]bool{
+	"-m": true, "--model": true, "--effort": true, "--session-id": true, "--resume": true, "-r": true,
+	"-s": true, "--session": true, "--output-format": true, "--format": true, "-c": true, "--variant": true,
+}
+
+// parseArgs reads the argv shapes of the real tools: flags, subcommand
+// words, a session to resume, and the prompt last (or on stdin).
+func parseArgs(tool string, args []string) (invocation, error) {
+	var inv invocation
+	var pos []string
+	pflag := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-p" && tool == "gemini-cli" && i+1 < len(args):
+			i++
+			pflag = args[i]
+		case valueFlags[a] && i+1 < len(args):
+			i++
+			switch a {
+			case "--session-id":
+				inv.session = args[i]
+			case "--resume", "-r", "-s", "--session":
+				inv.session, inv.resumed = args[i], true
+			}
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			pos = append(pos, a)
 		}
 	}
-	b, err := io.ReadAll(os.Stdin)
-	return string(b), "stdin", err
+	for len(pos) > 0 && (pos[0] == "exec" || pos[0] == "run") {
+		pos = pos[1:]
+	}
+	if len(pos) > 0 && pos[0] == "resume" { // codex exec resume ID PROMPT
+		if len(pos) < 2 {
+			return inv, fmt.Errorf("resume needs a session id")
+		}
+		inv.session, inv.resumed, pos = pos[1], true, pos[2:]
+	}
+	switch {
+	case tool == "gemini-cli" && strings.TrimSpace(pflag) != "":
+		inv.prompt, inv.via = pflag, "argv"
+	case tool != "gemini-cli" && len(pos) > 0 && pos[len(pos)-1] != "-":
+		inv.prompt, inv.via = pos[len(pos)-1], "argv"
+	default:
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return inv, err
+		}
+		inv.prompt, inv.via = string(b), "stdin"
+	}
+	return inv, nil
 }
 
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true,
+	"pidfile": true, "hang": true, "write": true, "error": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -80,7 +145,7 @@ func firstWord(s string) string {
 	return f[0]
 }
 
-func run(step string) (code int, done bool) {
+func run(out emitter, step string) (code int, done bool) {
 	words := fields(step)
 	if len(words) == 0 {
 		return 0, false
@@ -88,7 +153,10 @@ func run(step string) (code int, done bool) {
 	arg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(step), words[0]))
 	switch words[0] {
 	case "echo":
-		fmt.Println(unquote(arg))
+		out.text(unquote(arg))
+	case "error":
+		out.fail(unquote(arg))
+		return 1, true
 	case "stderr":
 		fmt.Fprintln(os.Stderr, unquote(arg))
 	case "sleep":
@@ -96,12 +164,15 @@ func run(step string) (code int, done bool) {
 		time.Sleep(d)
 	case "exit":
 		n, _ := strconv.Atoi(arg)
+		if n == 0 {
+			out.end()
+		}
 		return n, true
 	case "binary":
 		n, _ := strconv.Atoi(arg)
 		b := make([]byte, n)
 		rand.Read(b)
-		os.Stdout.Write(b)
+		os.Stdout.Write(append(b, '\n'))
 	case "flood":
 		n, _ := strconv.Atoi(arg)
 		line := []byte(strings.Repeat("x", 99) + "\n")
@@ -115,9 +186,17 @@ func run(step string) (code int, done bool) {
 				args[i] = os.ExpandEnv(a)
 			}
 		}
+		// Like a real agent's shell tool: the nested run's output becomes
+		// part of what this agent says.
 		cmd := exec.Command("csa", args...)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
+		cmd.Stderr = os.Stderr
+		b, err := cmd.Output()
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if l != "" {
+				out.text(l)
+			}
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "fakeagent: csa:", err)
 			if ee, ok := err.(*exec.ExitError); ok {
 				return ee.ExitCode(), true
@@ -126,11 +205,11 @@ func run(step string) (code int, done bool) {
 		}
 	case "env":
 		for _, k := range words[1:] {
-			fmt.Printf("%s=%s\n", k, os.Getenv(k))
+			out.text(fmt.Sprintf("%s=%s", k, os.Getenv(k)))
 		}
 	case "args":
 		b, _ := json.Marshal(os.Args[1:])
-		fmt.Println(string(b))
+		out.text(string(b))
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 	case "fork":
@@ -141,7 +220,7 @@ func run(step string) (code int, done bool) {
 		}
 	case "read":
 		b, _ := io.ReadAll(os.Stdin)
-		fmt.Printf("read %d bytes from stdin\n", len(b))
+		out.text(fmt.Sprintf("read %d bytes from stdin", len(b)))
 	case "pidfile":
 		os.WriteFile(arg, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	case "hang":

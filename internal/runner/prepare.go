@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,8 @@ type Request struct {
 	Tool        agents.Tool
 	Program     string // resolved program path
 	Model       string
+	Effort      string
+	Yolo        bool
 	Prompt      string
 	Cwd         string // absolute
 	ProjectRoot string
@@ -29,8 +32,9 @@ type Request struct {
 	ToolEnv     []string // KEY=VALUE from the tool's config
 }
 
-// Run is a prepared session: created, its supervisor lock held by this
-// process, ready to be supervised here or handed to a detached supervisor.
+// Run is a prepared session: created (or reopened for its next turn), its
+// supervisor lock held by this process, ready to be supervised here or
+// handed to a detached supervisor.
 type Run struct {
 	Spec  *Spec
 	State *session.State
@@ -44,36 +48,24 @@ func (r *Run) LockFile() *os.File { return r.lock.File }
 func (r *Run) Release() { r.lock.Release() }
 
 // Prepare creates the session in state pending, stores the prompt and the
-// spec, and takes the supervisor lock before anything can observe the
-// session, so it is never mistaken for a crashed one.
+// spec, and takes the supervisor lock before the state is first written,
+// so the session is never mistaken for a crashed one.
 func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
-	inv, err := agents.For(req.Tool).Build(agents.Request{Prompt: req.Prompt, Model: req.Model})
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", newUUID()))
 	if err != nil {
 		return nil, err
 	}
 	st := &session.State{
 		ID:          session.NewID(now),
 		Tool:        string(req.Tool),
-		Model:       req.Model,
 		Status:      session.Pending,
 		ProjectRoot: req.ProjectRoot,
-		Cwd:         req.Cwd,
 		CreatedAt:   now.UTC(),
-		Program:     req.Program,
-		Args:        displayArgs(inv.Args, req.Prompt),
-		PromptBytes: len(req.Prompt),
-		PromptVia:   "argv",
-		Detached:    req.Detached,
-		TimeoutMS:   req.Timeout.Milliseconds(),
-		IdleMS:      req.IdleTimeout.Milliseconds(),
-		GraceMS:     req.Grace.Milliseconds(),
-	}
-	if inv.Stdin != nil {
-		st.PromptVia = "stdin"
 	}
 	if p := req.Parent; p != nil {
 		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
 	}
+	describe(st, req, inv)
 	if err := store.MakeDir(st.ID); err != nil {
 		return nil, err
 	}
@@ -82,24 +74,88 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 		store.Remove(st.ID)
 		return nil, err
 	}
-	if err := store.Save(st); err != nil {
-		h.Release()
+	r, err := finishPrepare(store, st, req, inv, h)
+	if err != nil {
 		store.Remove(st.ID)
+	}
+	return r, err
+}
+
+// PrepareResume reopens an ended session for its next turn: the same tool
+// continues the same provider session with a new prompt.
+func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
+	h, err := lock.Acquire(store.Path(id, session.SupervisorLock))
+	if err != nil {
+		return nil, &BusyError{ID: id}
+	}
+	st, err := store.Load(id)
+	if err != nil {
+		h.Release()
 		return nil, err
 	}
+	if st.ProviderSessionID == "" {
+		h.Release()
+		return nil, fmt.Errorf("session %s cannot be resumed: %s recorded no provider session id", id, st.Tool)
+	}
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, st.ProviderSessionID, ""))
+	if err != nil {
+		h.Release()
+		return nil, err
+	}
+	if err := st.Move(session.Pending); err != nil {
+		h.Release()
+		return nil, err
+	}
+	describe(st, req, inv)
+	os.Remove(store.Path(id, session.KillRequest)) // a past kill is not this turn's
+	r, err := finishPrepare(store, st, req, inv, h)
+	return r, err
+}
+
+// BusyError reports a session whose supervisor is still running it.
+type BusyError struct{ ID string }
+
+func (e *BusyError) Error() string { return fmt.Sprintf("session %s is running", e.ID) }
+
+func agentRequest(req Request, resume, fresh string) agents.Request {
+	return agents.Request{
+		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo,
+		ResumeID: resume, NewSessionID: fresh, Root: os.Geteuid() == 0,
+	}
+}
+
+// describe records how this turn runs.
+func describe(st *session.State, req Request, inv agents.Invocation) {
+	st.Model = req.Model
+	st.Cwd = req.Cwd
+	st.Program = req.Program
+	st.Args = displayArgs(inv.Args, req.Prompt)
+	st.PromptBytes = len(req.Prompt)
+	st.PromptVia = "argv"
+	if inv.Stdin != nil {
+		st.PromptVia = "stdin"
+	}
+	st.Detached = req.Detached
+	st.TimeoutMS, st.IdleMS, st.GraceMS = req.Timeout.Milliseconds(), req.IdleTimeout.Milliseconds(), req.Grace.Milliseconds()
+	if inv.ProviderSessionID != "" {
+		st.ProviderSessionID = inv.ProviderSessionID
+	}
+}
+
+func finishPrepare(store *session.Store, st *session.State, req Request, inv agents.Invocation, h *lock.Holder) (*Run, error) {
 	sp := &Spec{
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached,
 	}
-	err = errors.Join(
+	err := errors.Join(
 		fsutil.WriteFileAtomic(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)),
 		saveSpec(store, sp),
+		store.Save(st),
 	)
 	if err != nil {
 		h.Release()
-		store.Remove(st.ID)
 		return nil, fmt.Errorf("prepare session: %w", err)
 	}
 	return &Run{Spec: sp, State: st, lock: h}, nil
@@ -116,6 +172,16 @@ func displayArgs(args []string, prompt string) []string {
 		out[i] = a
 	}
 	return out
+}
+
+// newUUID returns a random (version 4) UUID, the form Claude Code wants
+// for a caller-chosen session id.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // Adopt builds the Run of a detached supervisor from the spec its parent

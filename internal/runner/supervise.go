@@ -90,6 +90,8 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	started := s.Now().UTC()
 	if _, err := s.Store.Update(context.Background(), id, func(st *session.State) error {
 		st.PID, st.PGID, st.SupervisorPID, st.StartedAt = p.Pid, p.PGID(), os.Getpid(), started
+		// A resumed session starts its turn with a clean slate.
+		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
 		st.Turns++
 		return st.Move(session.Running)
 	}); err != nil {
@@ -101,10 +103,15 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	parser := agents.For(agents.Tool(sp.Tool)).NewParser()
 	var lastRead atomic.Int64
 	lastRead.Store(time.Now().UnixNano())
-	outP := &pump{src: rOut, log: outLog, live: s.Stdout, maxLog: sp.MaxLogBytes, lastRead: &lastRead,
+	// The log keeps the program's raw stream; a person watching sees the
+	// answer text the parser finds in it.
+	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, lastRead: &lastRead,
 		lines: func(line []byte) {
 			for _, e := range parser.Feed(line) {
 				ev.Emit(e.Type, e.Data)
+				if t, ok := e.Data.(agents.Text); ok && e.Type == agents.EvText && s.Stdout != nil {
+					showText(s.Stdout, t)
+				}
 			}
 		}}
 	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, lastRead: &lastRead}
@@ -116,8 +123,7 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	state := p.Wait()
 	s.drain(p, sp.Grace, outDone, errDone, rOut, rErr)
 
-	exit := state.ExitCode()
-	out := parser.Finish(exit)
+	out := parser.Finish(state.ExitCode(), s.stderrTail(id))
 	if end == nil {
 		if req := s.killRequested(id); req != "" {
 			end = &ending{session.Killed, session.FailKilled, req}
@@ -169,7 +175,7 @@ func (s *Supervisor) watch(p *proc.Process, sp *Spec, ev *events.Writer, lastRea
 			quiet := time.Since(time.Unix(0, lastRead.Load()))
 			if quiet >= sp.IdleTimeout {
 				ev.Emit(events.TimeoutHit, map[string]any{"kind": "idle", "timeout_ms": sp.IdleTimeout.Milliseconds()})
-				stop(&ending{session.TimedOut, session.FailIdle, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)})
+				stop(&ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)})
 				idle = nil
 			}
 		}
@@ -249,49 +255,62 @@ func (s *Supervisor) finish(ev *events.Writer, id string, ps *os.ProcessState, e
 }
 
 func (s *Supervisor) classify(id string, ps *os.ProcessState, end *ending, out agents.Outcome) (session.Status, *session.Failure) {
-	if end != nil {
+	switch {
+	case end != nil:
 		return end.status, &session.Failure{Class: end.class, Message: end.message}
-	}
-	if ps == nil {
+	case ps == nil:
 		return session.Failed, &session.Failure{Class: session.FailStart, Message: "program did not start"}
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return session.Failed, &session.Failure{Class: session.FailSignal,
-			Message: fmt.Sprintf("program killed by %s%s", sigName(ws.Signal()), s.stderrTail(id))}
-	}
-	if code := ps.ExitCode(); code != 0 {
-		if out.Failure != nil {
-			return session.Failed, out.Failure
+		msg := fmt.Sprintf("program killed by %s", sigName(ws.Signal()))
+		if t := s.stderrTail(id); t != "" {
+			msg += ": " + lastLine(t)
 		}
-		return session.Failed, &session.Failure{Class: session.FailExit,
-			Message: fmt.Sprintf("program exited with status %d%s", code, s.stderrTail(id))}
+		return session.Failed, &session.Failure{Class: session.FailCrashed, Message: msg}
 	}
 	if out.Failure != nil {
-		return session.Failed, out.Failure
+		f := *out.Failure
+		if code := ps.ExitCode(); code != 0 {
+			f.Message = fmt.Sprintf("program exited with status %d: %s", code, f.Message)
+		}
+		return session.Failed, &f
+	}
+	if code := ps.ExitCode(); code != 0 {
+		return session.Failed, &session.Failure{Class: session.FailCrashed, Message: fmt.Sprintf("program exited with status %d", code)}
 	}
 	return session.Completed, nil
 }
 
-// stderrTail is the end of the program's stderr, to say why it failed.
+// stderrTail is the end of the program's stderr, which usually says why
+// it failed.
 func (s *Supervisor) stderrTail(id string) string {
 	f, err := os.Open(s.Store.Path(id, session.StderrFile))
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	const n = 512
+	const n = 4096
 	if fi, err := f.Stat(); err == nil && fi.Size() > n {
 		f.Seek(fi.Size()-n, io.SeekStart)
 	}
 	b, _ := io.ReadAll(f)
-	t := strings.TrimSpace(strings.ToValidUTF8(string(b), "?"))
-	if t == "" {
-		return ""
+	return strings.TrimSpace(strings.ToValidUTF8(string(b), "?"))
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
 	}
-	if i := strings.LastIndexByte(t, '\n'); i >= 0 && len(t)-i > 20 {
-		t = t[i+1:] // the last line says most
+	return s
+}
+
+// showText writes assistant text for a person: whole messages on their own
+// lines, streamed fragments as they come.
+func showText(w io.Writer, t agents.Text) {
+	io.WriteString(w, t.Text)
+	if !t.Delta && !strings.HasSuffix(t.Text, "\n") {
+		io.WriteString(w, "\n")
 	}
-	return ": " + t
 }
 
 func (s *Supervisor) killRequested(id string) string {

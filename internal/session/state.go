@@ -20,15 +20,15 @@ const (
 )
 
 // transitions is the state machine. Ended states may only go back to
-// Running, which is how a resumed session starts its next turn.
+// Pending, which is how a resumed session prepares its next turn.
 var transitions = map[Status][]Status{
 	Pending:   {Running, Failed, Killed, Crashed},
 	Running:   {Completed, Failed, Killed, Crashed, TimedOut},
-	Completed: {Running},
-	Failed:    {Running},
-	Crashed:   {Running},
-	Killed:    {Running},
-	TimedOut:  {Running},
+	Completed: {Pending},
+	Failed:    {Pending},
+	Crashed:   {Pending},
+	Killed:    {Pending},
+	TimedOut:  {Pending},
 }
 
 // Ended reports whether s is a final state of a run.
@@ -73,18 +73,15 @@ type Failure struct {
 	Message string `toml:"message" json:"message"`
 }
 
-// Failure classes recorded by the core; adapters add provider ones
+// Failure classes recorded by the core; adapters add the provider ones
 // (rate_limited, quota_exhausted, auth).
 const (
-	FailStart       = "start_failed"
-	FailExit        = "exit_status"
-	FailSignal      = "signaled"
-	FailTimeout     = "timed_out"
-	FailIdle        = "idle_timeout"
-	FailInterrupted = "interrupted"
-	FailKilled      = "killed"
-	FailCrashed     = "crashed"
-	FailNoResult    = "no_result"
+	FailStart       = "start_failed" // the program could not be started
+	FailTimeout     = "timed_out"    // total or idle timeout
+	FailInterrupted = "interrupted"  // csa got SIGINT, SIGTERM or SIGHUP
+	FailKilled      = "killed"       // csa kill
+	FailCrashed     = "crashed"      // died on a signal, failed for no known reason, or lost its supervisor
+	FailNoResult    = "no_result"    // exited 0 without an answer
 )
 
 // State is the record of one session, stored as state.toml. Field names are

@@ -3,14 +3,19 @@
 package logs
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -21,6 +26,7 @@ type Options struct {
 	Follow bool
 	Events bool
 	Stderr bool
+	Raw    bool
 	Poll   time.Duration
 }
 
@@ -28,8 +34,8 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{F: f, Poll: 100 * time.Millisecond}
 	cmd := &cobra.Command{
-		Use:   "logs ID [-f] [--events | --stderr]",
-		Short: "Print a session's recorded output (or events)",
+		Use:   "logs ID [-f] [--raw | --events | --stderr]",
+		Short: "Print what a session's agent said (or its raw output, events, stderr)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.ID = args[0]
@@ -39,13 +45,14 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "keep printing while the session runs")
 	cmd.Flags().BoolVar(&o.Events, "events", false, "print the normalised events (JSONL)")
 	cmd.Flags().BoolVar(&o.Stderr, "stderr", false, "print the program's standard error")
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the program's standard output byte for byte")
 	return cmd
 }
 
 // Run copies the chosen record to stdout, byte for byte.
 func Run(o *Options) error {
-	if o.Events && o.Stderr {
-		return cmdutil.Usagef("--events and --stderr cannot be combined")
+	if n := btoi(o.Events) + btoi(o.Stderr) + btoi(o.Raw); n > 1 {
+		return cmdutil.Usagef("--raw, --events and --stderr cannot be combined")
 	}
 	store, _, err := o.F.CwdStore()
 	if err != nil {
@@ -55,11 +62,15 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	name := session.OutputFile
-	if o.Events {
-		name = session.EventsFile
-	} else if o.Stderr {
-		name = session.StderrFile
+	// By default the agent's text, taken from the normalised events.
+	name, copyFn := session.EventsFile, copyText
+	switch {
+	case o.Events:
+		name, copyFn = session.EventsFile, copyFrom
+	case o.Stderr:
+		name, copyFn = session.StderrFile, copyFrom
+	case o.Raw:
+		name, copyFn = session.OutputFile, copyFrom
 	}
 	path := store.Path(id, name)
 	var off int64
@@ -70,7 +81,7 @@ func Run(o *Options) error {
 		if err != nil {
 			return err
 		}
-		n, err := copyFrom(o.F.IO.Out, path, off)
+		n, err := copyFn(o.F.IO.Out, path, off)
 		if err != nil {
 			return err
 		}
@@ -95,4 +106,39 @@ func copyFrom(w io.Writer, path string, off int64) (int64, error) {
 		return 0, err
 	}
 	return io.Copy(w, f)
+}
+
+// copyText prints the text events of the complete lines after off and
+// returns how many bytes it consumed.
+func copyText(w io.Writer, path string, off int64) (int64, error) {
+	var buf bytes.Buffer
+	if _, err := copyFrom(&buf, path, off); err != nil {
+		return 0, err
+	}
+	data := buf.Bytes()
+	end := bytes.LastIndexByte(data, '\n') + 1 // a torn last line waits
+	evs, _, err := events.Read(bytes.NewReader(data[:end]))
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range evs {
+		if e.Type != agents.EvText {
+			continue
+		}
+		var t agents.Text
+		if json.Unmarshal(e.Data, &t) == nil {
+			io.WriteString(w, t.Text)
+			if !t.Delta && !strings.HasSuffix(t.Text, "\n") {
+				io.WriteString(w, "\n")
+			}
+		}
+	}
+	return int64(end), nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/rm"
 	"github.com/csa-dev/csa/internal/cli/run"
 	"github.com/csa-dev/csa/internal/cli/supervise"
+	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
 )
 
@@ -58,6 +59,7 @@ group, recorded under the state directory, and able to call csa again.`,
 		configcmd.NewCmd(f),
 		initcmd.NewCmd(f),
 		doctor.NewCmd(f, Version),
+		tools.NewCmd(f),
 		supervise.NewCmd(f),
 	)
 	return cmd

@@ -31,9 +31,12 @@ type Options struct {
 	Timeout     time.Duration
 	IdleTimeout time.Duration
 	Detach      bool
+	Session     string // resume this session
+	Effort      string
+	Yolo        bool
 	Args        []string
 
-	timeoutSet, idleSet bool
+	timeoutSet, idleSet, yoloSet bool
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -51,6 +54,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 			opts.Args = args
 			opts.timeoutSet = cmd.Flags().Changed("timeout")
 			opts.idleSet = cmd.Flags().Changed("idle-timeout")
+			opts.yoloSet = cmd.Flags().Changed("yolo")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -58,13 +62,16 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Tool, "tool", "t", "", "tool to run: "+agents.Names())
+	fl.StringVarP(&opts.Tool, "tool", "t", "", "tool to run: "+agents.Names()+", or auto (another model family than the caller's)")
 	fl.StringVarP(&opts.Model, "model", "m", "", "model to ask the tool for")
 	fl.StringVar(&opts.Cd, "cd", "", "working directory of the agent")
 	fl.StringVarP(&opts.PromptFile, "prompt-file", "f", "", "read the prompt from a file")
 	fl.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (0: no limit)")
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "stop the run after this long without output (0: no limit)")
 	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return at once with the session id; a background csa supervises the run")
+	fl.StringVarP(&opts.Session, "session", "s", "", "continue this session (same tool, same provider session)")
+	fl.StringVar(&opts.Effort, "effort", "", "thinking or reasoning effort (e.g. low, medium, high)")
+	fl.BoolVar(&opts.Yolo, "yolo", true, "let the agent act without asking for approval (default from tools.NAME.yolo)")
 	return cmd
 }
 
@@ -91,6 +98,15 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	resume, err := o.resumeTarget(root)
+	if err != nil {
+		return err
+	}
+	if resume != "" {
+		if cwd, err = o.workDir(); err != nil {
+			return err
+		}
+	}
 	req, err := o.request(&cfg.Config, parent, prompt, cwd, root)
 	if err != nil {
 		return err
@@ -99,7 +115,16 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	r, err := runner.Prepare(store, *req, o.F.Now())
+	var r *runner.Run
+	if resume != "" {
+		r, err = runner.PrepareResume(store, resume, *req)
+		var busy *runner.BusyError
+		if errors.As(err, &busy) {
+			return cmdutil.Refused("running", fmt.Errorf("%v: wait for it to end before continuing it", err))
+		}
+	} else {
+		r, err = runner.Prepare(store, *req, o.F.Now())
+	}
 	if err != nil {
 		return err
 	}
@@ -157,7 +182,14 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 		name = cfg.Defaults.Tool
 	}
 	if name == "" {
-		return nil, cmdutil.Usagef("no tool: pass --tool (%s) or set defaults.tool in the config", agents.Names())
+		return nil, cmdutil.Usagef("no tool: pass --tool (%s, auto) or set defaults.tool in the config", agents.Names())
+	}
+	if name == "auto" {
+		t, err := pickAuto(cfg, o.F.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		name = string(t)
 	}
 	tool, err := agents.Parse(name)
 	if err != nil {
@@ -189,16 +221,22 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 	if o.idleSet {
 		idle = o.IdleTimeout
 	}
-	model := o.Model
+	model, effort, yolo := o.Model, o.Effort, tc.Yolo
 	if model == "" {
 		model = tc.Model
+	}
+	if effort == "" {
+		effort = tc.Effort
+	}
+	if o.yoloSet {
+		yolo = o.Yolo
 	}
 	env := make([]string, 0, len(tc.Env))
 	for k, v := range tc.Env {
 		env = append(env, k+"="+v)
 	}
 	return &runner.Request{
-		Tool: tool, Program: program, Model: model, Prompt: prompt, Cwd: cwd, ProjectRoot: root,
+		Tool: tool, Program: program, Model: model, Effort: effort, Yolo: yolo, Prompt: prompt, Cwd: cwd, ProjectRoot: root,
 		Parent: parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env,
 	}, nil

@@ -1,0 +1,56 @@
+package agents
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Provider failure classes, beyond the core's.
+const (
+	FailRateLimited = "rate_limited"
+	FailQuota       = "quota_exhausted"
+	FailAuth        = "auth"
+	FailCrashed     = "crashed"
+)
+
+// classRules are tried in order on the program's own error text; quota is
+// checked before rate limits because quota errors often carry a 429 too.
+var classRules = []struct {
+	class string
+	re    *regexp.Regexp
+}{
+	{FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
+	{FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
+	{FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
+}
+
+// Classify names why a run failed from the error text the program gave.
+func Classify(evidence string, exit int) *session.Failure {
+	msg := lastMeaningful(evidence)
+	for _, r := range classRules {
+		if r.re.MatchString(evidence) {
+			return &session.Failure{Class: r.class, Message: msg}
+		}
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("the program exited with status %d", exit)
+	}
+	return &session.Failure{Class: FailCrashed, Message: msg}
+}
+
+// lastMeaningful is the last non-empty line, bounded, for the message.
+func lastMeaningful(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			if len(l) > 500 {
+				l = l[:500] + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}

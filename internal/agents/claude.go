@@ -1,0 +1,180 @@
+package agents
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// claudeCode drives `claude -p --output-format stream-json --verbose`.
+type claudeCode struct{}
+
+func (claudeCode) Tool() Tool        { return ClaudeCode }
+func (claudeCode) Program() string   { return "claude" }
+func (claudeCode) Package() string   { return "@anthropic-ai/claude-code" }
+func (claudeCode) Family() string    { return FamilyAnthropic }
+func (claudeCode) NewParser() Parser { return &claudeParser{} }
+
+func (claudeCode) Build(r Request) (Invocation, error) {
+	inv := Invocation{Args: []string{"-p", "--output-format", "stream-json", "--verbose"}}
+	inv.Args = appendFlag(inv.Args, "--model", r.Model)
+	inv.Args = appendFlag(inv.Args, "--effort", r.Effort)
+	if r.Yolo {
+		inv.Args = append(inv.Args, "--dangerously-skip-permissions")
+		if r.Root {
+			// As root Claude Code refuses to skip permissions unless it
+			// is told it runs in a sandbox.
+			inv.Env = append(inv.Env, "IS_SANDBOX=1")
+		}
+	}
+	switch {
+	case r.ResumeID != "":
+		inv.Args = append(inv.Args, "--resume", r.ResumeID)
+		inv.ProviderSessionID = r.ResumeID
+	case r.NewSessionID != "":
+		inv.Args = append(inv.Args, "--session-id", r.NewSessionID)
+		inv.ProviderSessionID = r.NewSessionID
+	}
+	return withPrompt(inv, r.Prompt, ""), nil
+}
+
+type claudeContent struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type claudeUsage struct {
+	InputTokens          int64 `json:"input_tokens"`
+	OutputTokens         int64 `json:"output_tokens"`
+	CacheReadInputTokens int64 `json:"cache_read_input_tokens"`
+}
+
+type claudeLine struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	Message   *struct {
+		Content []claudeContent `json:"content"`
+	} `json:"message"`
+	Result  *string      `json:"result"`
+	IsError bool         `json:"is_error"`
+	Usage   *claudeUsage `json:"usage"`
+	Errors  []string     `json:"errors"`
+}
+
+type claudeParser struct {
+	stream
+	result    string
+	gotResult bool
+	lastText  string
+	failed    bool
+}
+
+func (p *claudeParser) Feed(line []byte) []Event {
+	var l claudeLine
+	evs, ok := p.decode(line, &l)
+	if !ok {
+		return evs
+	}
+	evs = append(evs, p.setSession(l.SessionID, l.Model)...)
+	switch l.Type {
+	case "assistant":
+		if l.Message == nil {
+			break
+		}
+		for _, c := range l.Message.Content {
+			switch c.Type {
+			case "text":
+				p.lastText = c.Text
+				evs = append(evs, Event{EvText, Text{Text: c.Text}})
+			case "thinking":
+				evs = append(evs, Event{EvThought, Text{Text: c.Thinking}})
+			case "tool_use":
+				evs = append(evs, Event{EvToolCall, ToolCall{ID: c.ID, Name: c.Name, Input: c.Input}})
+			}
+		}
+	case "user":
+		if l.Message == nil {
+			break
+		}
+		for _, c := range l.Message.Content {
+			if c.Type == "tool_result" {
+				evs = append(evs, Event{EvToolResult, ToolResult{ID: c.ToolUseID, Output: contentText(c.Content), IsError: c.IsError}})
+			}
+		}
+	case "result":
+		p.gotResult = true
+		if l.Usage != nil {
+			evs = append(evs, p.addUsage(l.Usage.InputTokens, l.Usage.OutputTokens, l.Usage.CacheReadInputTokens))
+		}
+		if l.Result != nil {
+			p.result = *l.Result
+		}
+		if l.IsError || (l.Subtype != "" && l.Subtype != "success") {
+			p.failed = true
+			msg := p.result
+			if msg == "" {
+				msg = strings.Join(append([]string{l.Subtype}, l.Errors...), ": ")
+			}
+			evs = append(evs, p.addError(msg))
+		}
+	}
+	return evs
+}
+
+func (p *claudeParser) Finish(exit int, stderr string) Outcome {
+	result := p.result
+	if p.failed {
+		result = ""
+	} else if !p.gotResult {
+		result = p.lastText
+	}
+	return p.finish(result, exit, stderr, p.failed)
+}
+
+// contentText flattens a tool result's content (a string or blocks).
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) == nil {
+		parts := make([]string, 0, len(blocks))
+		for _, b := range blocks {
+			parts = append(parts, b.Text)
+		}
+		return strings.Join(parts, "\n")
+	}
+	return string(raw)
+}
+
+func appendFlag(args []string, flag, value string) []string {
+	if value == "" {
+		return args
+	}
+	return append(args, flag, value)
+}
+
+// withPrompt puts the prompt last in argv, or on stdin when it is long;
+// stdinArg is what the program wants in argv to read stdin ("" for none).
+func withPrompt(inv Invocation, prompt, stdinArg string) Invocation {
+	if len(prompt) > MaxArgvPrompt {
+		if stdinArg != "" {
+			inv.Args = append(inv.Args, stdinArg)
+		}
+		inv.Stdin = []byte(prompt)
+		return inv
+	}
+	inv.Args = append(inv.Args, prompt)
+	return inv
+}

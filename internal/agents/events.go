@@ -1,0 +1,141 @@
+package agents
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Normalised event types, common to every tool.
+const (
+	EvText       = "text"
+	EvThought    = "thought"
+	EvToolCall   = "tool_call"
+	EvToolResult = "tool_result"
+	EvUsage      = "usage"
+	EvError      = "error"
+	EvSession    = "provider_session"
+	EvUnparsed   = "unparsed"
+)
+
+// Event is a normalised event; Data is one of the structs below.
+type Event struct {
+	Type string
+	Data any
+}
+
+// Text is assistant text; Delta marks a fragment of a streamed message.
+type Text struct {
+	Text  string `json:"text"`
+	Delta bool   `json:"delta,omitempty"`
+}
+
+// ToolCall is the agent starting a tool.
+type ToolCall struct {
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// ToolResult is a tool finishing.
+type ToolResult struct {
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Output  string `json:"output,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// ErrorEvent is an error the program reported in its stream.
+type ErrorEvent struct {
+	Message string `json:"message"`
+	Status  int    `json:"status,omitempty"`
+}
+
+// SessionEvent names the provider's session.
+type SessionEvent struct {
+	ID    string `json:"id"`
+	Model string `json:"model,omitempty"`
+}
+
+// Unparsed notes a stdout line that is not the tool's JSON; the bytes are
+// in the output log, untouched.
+type Unparsed struct {
+	Bytes  int    `json:"bytes"`
+	Prefix string `json:"prefix"`
+}
+
+// stream holds what every parser accumulates.
+type stream struct {
+	sessionID string
+	usage     *session.Usage
+	errors    []string
+	unparsed  int
+}
+
+// maxUnparsedEvents bounds the events recorded for a program that prints
+// non-JSON (binary, gigabytes of text); the log keeps every byte anyway.
+const maxUnparsedEvents = 20
+
+// decode unmarshals a JSON line into v, or records it as unparsed.
+func (s *stream) decode(line []byte, v any) ([]Event, bool) {
+	trimmed := strings.TrimSpace(string(line))
+	if trimmed == "" {
+		return nil, false
+	}
+	if err := json.Unmarshal([]byte(trimmed), v); err != nil {
+		s.unparsed++
+		if s.unparsed > maxUnparsedEvents {
+			return nil, false
+		}
+		p := trimmed
+		if len(p) > 80 {
+			p = p[:80]
+		}
+		return []Event{{EvUnparsed, Unparsed{Bytes: len(line), Prefix: strings.ToValidUTF8(p, "?")}}}, false
+	}
+	return nil, true
+}
+
+func (s *stream) setSession(id, model string) []Event {
+	if id == "" || id == s.sessionID {
+		return nil
+	}
+	s.sessionID = id
+	return []Event{{EvSession, SessionEvent{ID: id, Model: model}}}
+}
+
+func (s *stream) addUsage(in, out, cached int64) Event {
+	if s.usage == nil {
+		s.usage = &session.Usage{}
+	}
+	s.usage.InputTokens += in
+	s.usage.OutputTokens += out
+	s.usage.CachedTokens += cached
+	return Event{EvUsage, session.Usage{InputTokens: in, OutputTokens: out, CachedTokens: cached}}
+}
+
+func (s *stream) addError(msg string) Event {
+	s.errors = append(s.errors, msg)
+	return Event{EvError, ErrorEvent{Message: msg}}
+}
+
+// finish turns what was seen into an Outcome: a non-zero exit or a
+// reported error is classified; a clean exit without an answer is
+// no_result.
+func (s *stream) finish(result string, exit int, stderr string, failed bool) Outcome {
+	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Usage: s.usage}
+	evidence := strings.Join(append(append([]string(nil), s.errors...), stderr), "\n")
+	switch {
+	case exit != 0 || failed:
+		o.Failure = Classify(evidence, exit)
+	case strings.TrimSpace(result) == "":
+		msg := "the program exited 0 without an answer"
+		if len(s.errors) > 0 {
+			o.Failure = Classify(evidence, exit)
+			break
+		}
+		o.Failure = &session.Failure{Class: session.FailNoResult, Message: msg}
+	}
+	return o
+}

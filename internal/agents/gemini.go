@@ -1,0 +1,122 @@
+package agents
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// geminiCLI drives `gemini -p PROMPT --output-format stream-json`.
+type geminiCLI struct{}
+
+func (geminiCLI) Tool() Tool        { return GeminiCLI }
+func (geminiCLI) Program() string   { return "gemini" }
+func (geminiCLI) Package() string   { return "@google/gemini-cli" }
+func (geminiCLI) Family() string    { return FamilyGoogle }
+func (geminiCLI) NewParser() Parser { return &geminiParser{} }
+
+func (geminiCLI) Build(r Request) (Invocation, error) {
+	inv := Invocation{Args: []string{"--output-format", "stream-json"}}
+	inv.Args = appendFlag(inv.Args, "-m", r.Model)
+	if r.Yolo {
+		// Headless yolo also means trusting the working directory, which
+		// gemini would otherwise refuse (exit 55).
+		inv.Args = append(inv.Args, "--yolo", "--skip-trust")
+	}
+	if r.ResumeID != "" {
+		inv.Args = append(inv.Args, "--resume", r.ResumeID)
+		inv.ProviderSessionID = r.ResumeID
+	}
+	if len(r.Prompt) > MaxArgvPrompt {
+		// -p is appended to what arrives on stdin.
+		inv.Args = append(inv.Args, "-p", " ")
+		inv.Stdin = []byte(r.Prompt)
+		return inv, nil
+	}
+	inv.Args = append(inv.Args, "-p", r.Prompt)
+	return inv, nil
+}
+
+type geminiLine struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"session_id"`
+	Model      string          `json:"model"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Delta      bool            `json:"delta"`
+	ToolName   string          `json:"tool_name"`
+	ToolID     string          `json:"tool_id"`
+	Parameters json.RawMessage `json:"parameters"`
+	Status     string          `json:"status"`
+	Output     string          `json:"output"`
+	Message    string          `json:"message"`
+	Error      *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Stats *struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+		Cached       int64 `json:"cached"`
+	} `json:"stats"`
+}
+
+type geminiParser struct {
+	stream
+	answer strings.Builder
+	failed bool
+}
+
+func (p *geminiParser) Feed(line []byte) []Event {
+	var l geminiLine
+	evs, ok := p.decode(line, &l)
+	if !ok {
+		return evs
+	}
+	switch l.Type {
+	case "init":
+		evs = append(evs, p.setSession(l.SessionID, l.Model)...)
+	case "message":
+		if l.Role != "assistant" {
+			break
+		}
+		p.answer.WriteString(l.Content)
+		evs = append(evs, Event{EvText, Text{Text: l.Content, Delta: l.Delta}})
+	case "tool_use":
+		// The answer is what the model says after its last tool.
+		p.answer.Reset()
+		evs = append(evs, Event{EvToolCall, ToolCall{ID: l.ToolID, Name: l.ToolName, Input: l.Parameters}})
+	case "tool_result":
+		out := l.Output
+		if l.Error != nil && out == "" {
+			out = l.Error.Message
+		}
+		evs = append(evs, Event{EvToolResult, ToolResult{ID: l.ToolID, Output: out, IsError: l.Status == "error"}})
+	case "error":
+		msg := l.Message
+		if msg == "" && l.Error != nil {
+			msg = l.Error.Message
+		}
+		evs = append(evs, p.addError(msg))
+	case "result":
+		if s := l.Stats; s != nil {
+			evs = append(evs, p.addUsage(s.InputTokens, s.OutputTokens, s.Cached))
+		}
+		if l.Status == "error" {
+			p.failed = true
+			msg := "gemini reported an error"
+			if l.Error != nil {
+				msg = l.Error.Message
+			}
+			evs = append(evs, p.addError(msg))
+		}
+	}
+	return evs
+}
+
+func (p *geminiParser) Finish(exit int, stderr string) Outcome {
+	result := p.answer.String()
+	if p.failed {
+		result = ""
+	}
+	return p.finish(result, exit, stderr, p.failed)
+}

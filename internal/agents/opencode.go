@@ -1,0 +1,132 @@
+package agents
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// opencode drives `opencode run --format json`.
+type opencode struct{}
+
+func (opencode) Tool() Tool        { return Opencode }
+func (opencode) Program() string   { return "opencode" }
+func (opencode) Package() string   { return "opencode-ai" }
+func (opencode) Family() string    { return "" } // that of its configured model
+func (opencode) NewParser() Parser { return &opencodeParser{} }
+
+func (opencode) Build(r Request) (Invocation, error) {
+	inv := Invocation{Args: []string{"run", "--format", "json"}}
+	inv.Args = appendFlag(inv.Args, "-m", r.Model)
+	inv.Args = appendFlag(inv.Args, "--variant", r.Effort)
+	if r.Yolo {
+		inv.Args = append(inv.Args, "--auto")
+	}
+	if r.ResumeID != "" {
+		inv.Args = append(inv.Args, "-s", r.ResumeID)
+		inv.ProviderSessionID = r.ResumeID
+	}
+	return withPrompt(inv, r.Prompt, ""), nil
+}
+
+type opencodeLine struct {
+	Type      string `json:"type"`
+	SessionID string `json:"sessionID"`
+	Part      *struct {
+		Type   string `json:"type"`
+		Text   string `json:"text"`
+		Tool   string `json:"tool"`
+		CallID string `json:"callID"`
+		State  *struct {
+			Status string          `json:"status"`
+			Input  json.RawMessage `json:"input"`
+			Output string          `json:"output"`
+			Error  string          `json:"error"`
+		} `json:"state"`
+		Tokens *struct {
+			Input  int64 `json:"input"`
+			Output int64 `json:"output"`
+			Cache  struct {
+				Read int64 `json:"read"`
+			} `json:"cache"`
+		} `json:"tokens"`
+	} `json:"part"`
+	Error json.RawMessage `json:"error"`
+}
+
+type opencodeParser struct {
+	stream
+	step   strings.Builder // text of the current step
+	answer string          // text of the last step that said anything
+	failed bool
+}
+
+func (p *opencodeParser) Feed(line []byte) []Event {
+	var l opencodeLine
+	evs, ok := p.decode(line, &l)
+	if !ok {
+		return evs
+	}
+	evs = append(evs, p.setSession(l.SessionID, "")...)
+	part := l.Part
+	switch l.Type {
+	case "step_start":
+		p.step.Reset()
+	case "text":
+		if part != nil {
+			p.step.WriteString(part.Text)
+			p.answer = p.step.String()
+			evs = append(evs, Event{EvText, Text{Text: part.Text}})
+		}
+	case "reasoning":
+		if part != nil {
+			evs = append(evs, Event{EvThought, Text{Text: part.Text}})
+		}
+	case "tool_use":
+		if part != nil && part.State != nil {
+			evs = append(evs, Event{EvToolCall, ToolCall{ID: part.CallID, Name: part.Tool, Input: part.State.Input}})
+			if st := part.State.Status; st == "completed" || st == "error" {
+				out := part.State.Output
+				if out == "" {
+					out = part.State.Error
+				}
+				evs = append(evs, Event{EvToolResult, ToolResult{ID: part.CallID, Name: part.Tool, Output: out, IsError: st == "error"}})
+			}
+		}
+	case "step_finish":
+		if part != nil && part.Tokens != nil {
+			t := part.Tokens
+			evs = append(evs, p.addUsage(t.Input, t.Output, t.Cache.Read))
+		}
+	case "error":
+		p.failed = true
+		evs = append(evs, p.addError(opencodeError(l.Error)))
+	}
+	return evs
+}
+
+// opencodeError digs the message out of {name, data: {message}}.
+func opencodeError(raw json.RawMessage) string {
+	var e struct {
+		Name string `json:"name"`
+		Data struct {
+			Message string `json:"message"`
+		} `json:"data"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &e) == nil {
+		for _, m := range []string{e.Data.Message, e.Message, e.Name} {
+			if m != "" {
+				return m
+			}
+		}
+	}
+	return string(raw)
+}
+
+func (p *opencodeParser) Finish(exit int, stderr string) Outcome {
+	result := p.answer
+	if p.failed {
+		result = ""
+	}
+	return p.finish(result, exit, stderr, p.failed)
+}

@@ -1,0 +1,92 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
+)
+
+// Family is a tool's model family; opencode's is that of its model.
+func Family(cfg *config.Config, t agents.Tool) string {
+	if f := agents.For(t).Family(); f != "" {
+		return f
+	}
+	return agents.FamilyOfModel(cfg.Tool(string(t)).Model)
+}
+
+// pickAuto chooses a tool of another model family than the caller's, never
+// silently the same family: with none available the run is refused.
+func pickAuto(cfg *config.Config, getenv func(string) string) (agents.Tool, error) {
+	parent, _ := agents.DetectParent(getenv)
+	avoid := ""
+	if parent != "" {
+		avoid = Family(cfg, parent)
+	}
+	var tried []string
+	for _, t := range agents.All {
+		tc := cfg.Tool(string(t))
+		fam := Family(cfg, t)
+		switch {
+		case !tc.Enabled:
+			tried = append(tried, string(t)+" (disabled)")
+		case parent != "" && (fam == "" || fam == avoid):
+			tried = append(tried, fmt.Sprintf("%s (family %s)", t, orUnknown(fam)))
+		default:
+			if _, err := lookProgram(tc.Path); err != nil {
+				tried = append(tried, string(t)+" (not installed)")
+				continue
+			}
+			return t, nil
+		}
+	}
+	if parent == "" {
+		return "", cmdutil.Refused("no_tool", fmt.Errorf("--tool auto: no tool is installed and enabled (%s)", strings.Join(tried, ", ")))
+	}
+	return "", cmdutil.Refused("no_heterogeneous_tool", fmt.Errorf(
+		"--tool auto: no installed tool of another model family than the caller's %s (%s): %s",
+		parent, avoid, strings.Join(tried, ", ")))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// resumeTarget resolves --session: the session must exist, use the same
+// tool, and not be the caller's own or an ancestor.
+func (o *Options) resumeTarget(root string) (string, error) {
+	if o.Session == "" {
+		return "", nil
+	}
+	store, err := o.F.Store(root)
+	if err != nil {
+		return "", err
+	}
+	id, err := store.Resolve(o.Session)
+	if err != nil {
+		return "", err
+	}
+	if err := o.F.GuardLineage(store, "resume", []string{id}); err != nil {
+		return "", err
+	}
+	st, err := store.Load(id)
+	if err != nil {
+		return "", err
+	}
+	if o.Tool != "" && o.Tool != st.Tool {
+		return "", cmdutil.Usagef("session %s runs %s; it cannot be continued with --tool %s", id, st.Tool, o.Tool)
+	}
+	o.Tool = st.Tool
+	if o.Cd == "" && st.Cwd != "" {
+		o.Cd = st.Cwd
+	}
+	if o.Model == "" {
+		o.Model = st.Model
+	}
+	return id, nil
+}
