@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
+	"github.com/csa-dev/csa/internal/cli/dev"
 	"github.com/csa-dev/csa/internal/cli/doctor"
 	"github.com/csa-dev/csa/internal/cli/gc"
 	"github.com/csa-dev/csa/internal/cli/initcmd"
@@ -60,6 +61,7 @@ group, recorded under the state directory, and able to call csa again.`,
 		initcmd.NewCmd(f),
 		doctor.NewCmd(f, Version),
 		tools.NewCmd(f),
+		dev.NewCmd(f),
 		supervise.NewCmd(f),
 	)
 	return cmd
