@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -194,9 +193,7 @@ func (anthropicAPI) writeError(w http.ResponseWriter, e apiError) {
 	if e.Kind == ErrOverloaded {
 		e.Status, typ = 529, "overloaded_error"
 	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
-	}
+	e.retryDelay(w)
 	w.Header().Set("Request-Id", newID("req_"))
 	writeJSON(w, e.Status, map[string]any{"type": "error",
 		"error": map[string]any{"type": typ, "message": e.Message}})

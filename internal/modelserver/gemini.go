@@ -186,10 +186,9 @@ func (geminiAPI) writeError(w http.ResponseWriter, e apiError) {
 		status = "UNAVAILABLE"
 	}
 	body := map[string]any{"code": e.Status, "message": e.Message, "status": status}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	if d := e.retryDelay(w); d > 0 {
 		body["details"] = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-			"retryDelay": strconv.Itoa(e.RetryAfter) + "s"}}
+			"retryDelay": strconv.FormatFloat(d, 'f', -1, 64) + "s"}}
 	}
 	writeJSON(w, e.Status, map[string]any{"error": body})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -200,9 +199,7 @@ func writeOpenAIError(w http.ResponseWriter, e apiError) {
 	case e.Status == 404:
 		typ, code = "invalid_request_error", "model_not_found"
 	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
-	}
+	e.retryDelay(w)
 	writeJSON(w, e.Status, map[string]any{"error": map[string]any{
 		"message": e.Message, "type": typ, "param": nil, "code": code}})
 }

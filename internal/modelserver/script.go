@@ -73,6 +73,9 @@ type Step struct {
 	Status     int    `toml:"status"`      // HTTP status for ErrStatus
 	Message    string `toml:"message"`     // error message
 	RetryAfter int    `toml:"retry_after"` // seconds, for ErrRateLimit and ErrOverloaded
+	// RetryAfterMs sends retry-after-ms too, which the Anthropic and OpenAI
+	// SDKs and OpenCode prefer: it keeps retrying programs fast in tests.
+	RetryAfterMs int `toml:"retry_after_ms"`
 	Times      int    `toml:"times"`       // how many requests an error step fails; 0 = all
 
 	DelayMs      int `toml:"delay_ms"`       // before the answer starts
@@ -197,7 +200,7 @@ func (st Step) validate() error {
 	default:
 		return fmt.Errorf("unknown error kind %q", st.Error)
 	}
-	if st.Times < 0 || st.DelayMs < 0 || st.ChunkDelayMs < 0 || st.RetryAfter < 0 {
+	if st.Times < 0 || st.DelayMs < 0 || st.ChunkDelayMs < 0 || st.RetryAfter < 0 || st.RetryAfterMs < 0 {
 		return errors.New("negative times, delay or retry_after")
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -118,10 +119,25 @@ type wire interface {
 }
 
 type apiError struct {
-	Kind       string
-	Status     int
-	Message    string
-	RetryAfter int
+	Kind         string
+	Status       int
+	Message      string
+	RetryAfter   int // seconds
+	RetryAfterMs int
+}
+
+// retryDelay sets the retry headers and returns the delay in seconds.
+func (e apiError) retryDelay(w http.ResponseWriter) float64 {
+	switch {
+	case e.RetryAfterMs > 0:
+		w.Header().Set("Retry-After-Ms", strconv.Itoa(e.RetryAfterMs))
+		w.Header().Set("Retry-After", strconv.Itoa((e.RetryAfterMs+999)/1000))
+		return float64(e.RetryAfterMs) / 1000
+	case e.RetryAfter > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+		return float64(e.RetryAfter)
+	}
+	return 0
 }
 
 // route picks the wire format from the path.
@@ -265,14 +281,14 @@ func (s *Server) fail(ctx context.Context, w http.ResponseWriter, api wire, req 
 		_ = api.write(ctx, w, req, a)
 		return
 	}
-	e := apiError{Kind: st.Error, Status: st.Status, Message: msg, RetryAfter: st.RetryAfter}
+	e := apiError{Kind: st.Error, Status: st.Status, Message: msg, RetryAfter: st.RetryAfter, RetryAfterMs: st.RetryAfterMs}
 	switch st.Error {
 	case ErrRateLimit:
 		e.Status = 429
 		if e.Message == "" {
 			e.Message = "Rate limit exceeded (scripted)."
 		}
-		if e.RetryAfter == 0 {
+		if e.RetryAfter == 0 && e.RetryAfterMs == 0 {
 			e.RetryAfter = 1
 		}
 	case ErrOverloaded:

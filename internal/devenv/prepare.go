@@ -1,0 +1,167 @@
+package devenv
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// DefaultAPIKey is the fake key the programs send when Options has none.
+const DefaultAPIKey = "sk-csa-modelserver-0000000000000000"
+
+// Options shape a prepared HOME.
+type Options struct {
+	// Programs to prepare; all of Programs when empty. The ACP agents share
+	// their base program's setup.
+	Programs []string
+	// APIKey is the fake key the programs send; DefaultAPIKey when empty.
+	APIKey string
+	// Retries is how often each program retries a failed model request by
+	// itself. 0 fails at once, so a 429 reaches the caller quickly. OpenCode
+	// has no such setting: it always retries 5 times, waiting for the
+	// server's retry-after-ms or retry-after.
+	Retries int
+	// Trusted project directories: their trust screens are pre-answered.
+	Trusted []string
+}
+
+// Prepare writes into home (created if missing) what each program needs to
+// run offline, headless, against the model server at serverURL
+// (http://127.0.0.1:PORT), and returns the variables to set, as KEY=VALUE.
+// Start the programs from Merge(os.Environ(), env), or a cleaner base, with
+// PWD set to their working directory and stdin closed or /dev/null.
+func Prepare(home, serverURL string, opts Options) ([]string, error) {
+	if !filepath.IsAbs(home) {
+		return nil, fmt.Errorf("prepare home: %q is not absolute", home)
+	}
+	serverURL = strings.TrimRight(serverURL, "/")
+	if opts.APIKey == "" {
+		opts.APIKey = DefaultAPIKey
+	}
+	if opts.Retries < 0 {
+		return nil, errors.New("prepare home: negative retries")
+	}
+	programs := opts.Programs
+	if len(programs) == 0 {
+		programs = Programs
+	}
+	tmp := filepath.Join(home, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("prepare home: %w", err)
+	}
+	env := map[string]string{
+		"HOME": home,
+		// Codex refuses its sandbox helper when CODEX_HOME lies under
+		// TMPDIR, and Gemini drops error reports in TMPDIR: keep it here.
+		"TMPDIR":          tmp,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+	}
+	done := map[string]bool{}
+	for _, p := range programs {
+		base := p
+		switch p {
+		case ClaudeACP:
+			base = Claude
+		case CodexACP:
+			base = Codex
+		}
+		if done[base] {
+			continue
+		}
+		done[base] = true
+		var err error
+		switch base {
+		case Claude:
+			err = prepareClaude(home, serverURL, opts, env)
+		case Codex:
+			err = prepareCodex(home, serverURL, opts, env)
+		case Gemini:
+			err = prepareGemini(home, serverURL, opts, env)
+		case OpenCode:
+			err = prepareOpenCode(home, serverURL, opts, env)
+		default:
+			err = fmt.Errorf("unknown agent program %q", p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", base, err)
+		}
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// leaky variables from a developer's own setup that would send a program
+// elsewhere or change how it behaves (CLAUDECODE marks a nested session).
+// A stale PWD is among them: OpenCode takes its working directory from PWD,
+// not from the directory it was started in.
+var leaky = []string{
+	"PWD", "OLDPWD",
+	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
+	"ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL",
+	"CODEX_HOME", "CODEX_SANDBOX", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+	"GEMINI_MODEL", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_APPLICATION_CREDENTIALS",
+	"OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "OPENCODE_CONFIG_CONTENT",
+}
+
+// Merge returns base without the variables env sets or that would leak a
+// developer's own agent setup into the run, followed by env.
+func Merge(base, env []string) []string {
+	drop := map[string]bool{}
+	for _, k := range leaky {
+		drop[k] = true
+	}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	out := make([]string, 0, len(base)+len(env))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
+}
+
+// writeFile writes a private file, making its directory.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, append(data, '\n'))
+}
+
+func uniqueAbs(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("trusted directory %q is not absolute", d)
+		}
+		d = filepath.Clean(d)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
