@@ -76,7 +76,7 @@ type Step struct {
 	// RetryAfterMs sends retry-after-ms too, which the Anthropic and OpenAI
 	// SDKs and OpenCode prefer: it keeps retrying programs fast in tests.
 	RetryAfterMs int `toml:"retry_after_ms"`
-	Times      int    `toml:"times"`       // how many requests an error step fails; 0 = all
+	Times        int `toml:"times"` // how many requests an error step fails; 0 = all
 
 	DelayMs      int `toml:"delay_ms"`       // before the answer starts
 	ChunkDelayMs int `toml:"chunk_delay_ms"` // between streamed chunks
