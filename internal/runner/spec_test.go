@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+const (
+	testID     = "01HAAAAAAA0000000000000001"
+	testParent = "01HAAAAAAA0000000000000000"
+)
+
+func getenv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParentFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    *Parent
+		wantErr string // substring; "" for success
+	}{
+		{"unset", map[string]string{}, nil, ""},
+		{"unset id ignores depth", map[string]string{EnvDepth: "garbage", EnvTool: "codex"}, nil, ""},
+		{"valid", map[string]string{EnvSessionID: testID, EnvDepth: "2", EnvTool: "codex", EnvProjectRoot: "/p"},
+			&Parent{SessionID: testID, Tool: "codex", Depth: 2, ProjectRoot: "/p"}, ""},
+		{"depth zero", map[string]string{EnvSessionID: testID, EnvDepth: "0"},
+			&Parent{SessionID: testID, Depth: 0}, ""},
+		{"depth missing", map[string]string{EnvSessionID: testID}, nil, EnvDepth},
+		{"depth negative", map[string]string{EnvSessionID: testID, EnvDepth: "-1"}, nil, EnvDepth},
+		{"depth not a number", map[string]string{EnvSessionID: testID, EnvDepth: "two"}, nil, EnvDepth},
+		{"depth fractional", map[string]string{EnvSessionID: testID, EnvDepth: "1.5"}, nil, EnvDepth},
+		{"depth with space", map[string]string{EnvSessionID: testID, EnvDepth: " 1"}, nil, EnvDepth},
+		{"depth overflow", map[string]string{EnvSessionID: testID, EnvDepth: "99999999999999999999"}, nil, EnvDepth},
+		{"id is a prefix", map[string]string{EnvSessionID: testID[:10], EnvDepth: "1"}, nil, EnvSessionID},
+		{"id too long", map[string]string{EnvSessionID: testID + "0", EnvDepth: "1"}, nil, EnvSessionID},
+		{"id path", map[string]string{EnvSessionID: "../../etc/passwd", EnvDepth: "1"}, nil, EnvSessionID},
+		{"id bad char", map[string]string{EnvSessionID: "01HAAAAAAA000000000000000U", EnvDepth: "1"}, nil, EnvSessionID},
+		{"id overflows", map[string]string{EnvSessionID: "81HAAAAAAA0000000000000000", EnvDepth: "1"}, nil, EnvSessionID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParentFromEnv(getenv(tt.env))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParentFromEnv = %+v, %v; want an error about %s", got, err, tt.wantErr)
+				}
+				if got != nil {
+					t.Errorf("ParentFromEnv returned %+v with an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParentFromEnv = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// envMap turns KEY=VALUE pairs into a map and counts each key.
+func envMap(env []string) (map[string]string, map[string]int) {
+	m, n := map[string]string{}, map[string]int{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+		n[k]++
+	}
+	return m, n
+}
+
+func TestChildEnv(t *testing.T) {
+	base := []string{
+		"PATH=/usr/bin:/bin",
+		"HOME=/home/u",
+		"CLAUDECODE=1",
+		"CLAUDE_CODE_ENTRYPOINT=cli",
+		"CLAUDECODE_EXTRA=keep", // only exact names are stripped
+		EnvSessionID + "=01HSTALE000000000000000000",
+		EnvDepth + "=7",
+		EnvProjectRoot + "=/stale",
+		EnvParentSession + "=01HSTALE000000000000000001",
+		EnvTool + "=gemini-cli",
+		EnvParentTool + "=opencode",
+		EnvSessionDir + "=/stale/dir",
+		"FOO=a=b",
+	}
+	baseCopy := append([]string(nil), base...)
+	tests := []struct {
+		name  string
+		st    *session.State
+		extra []string
+		want  map[string]string
+		gone  []string
+	}{
+		{
+			name: "child of a parent",
+			st: &session.State{ID: testID, Depth: 2, ProjectRoot: "/proj", Tool: "codex",
+				ParentID: testParent, ParentTool: "claude-code"},
+			extra: []string{"TOOL_VAR=x"},
+			want: map[string]string{
+				EnvSessionID: testID, EnvDepth: "2", EnvProjectRoot: "/proj", EnvTool: "codex",
+				EnvSessionDir: "/state/" + testID, EnvParentSession: testParent, EnvParentTool: "claude-code",
+				"PATH": "/usr/bin:/bin", "HOME": "/home/u", "CLAUDECODE_EXTRA": "keep", "FOO": "a=b", "TOOL_VAR": "x",
+			},
+			gone: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		},
+		{
+			name: "root session drops stale parent",
+			st:   &session.State{ID: testID, Depth: 0, ProjectRoot: "/proj", Tool: "opencode"},
+			want: map[string]string{
+				EnvSessionID: testID, EnvDepth: "0", EnvProjectRoot: "/proj", EnvTool: "opencode",
+				EnvSessionDir: "/state/" + testID, "PATH": "/usr/bin:/bin",
+			},
+			gone: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", EnvParentSession, EnvParentTool},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := childEnv(base, tt.st, "/state/"+testID, tt.extra)
+			m, n := envMap(env)
+			for k, v := range tt.want {
+				if m[k] != v {
+					t.Errorf("%s = %q, want %q", k, m[k], v)
+				}
+			}
+			for k, c := range n {
+				if c > 1 {
+					t.Errorf("%s appears %d times in %v", k, c, env)
+				}
+			}
+			for _, k := range tt.gone {
+				if _, ok := m[k]; ok {
+					t.Errorf("%s=%s was not stripped", k, m[k])
+				}
+			}
+			if len(tt.extra) > 0 && env[len(env)-1] != tt.extra[len(tt.extra)-1] {
+				t.Errorf("extra variables are not last: %v", env)
+			}
+		})
+	}
+	if !reflect.DeepEqual(base, baseCopy) {
+		t.Error("childEnv modified its base environment")
+	}
+}
+
+func TestDisplayArgs(t *testing.T) {
+	long := strings.Repeat("p", 201)
+	edge := strings.Repeat("q", 200)
+	otherLong := strings.Repeat("s", 500)
+	tests := []struct {
+		name   string
+		args   []string
+		prompt string
+		want   []string
+	}{
+		{"short prompt kept", []string{"-p", "hello"}, "hello", []string{"-p", "hello"}},
+		{"200 bytes kept", []string{"-p", edge}, edge, []string{"-p", edge}},
+		{"long prompt elided", []string{"-p", "--model", "m", long}, long, []string{"-p", "--model", "m", "<prompt: 201 bytes>"}},
+		{"other long args kept", []string{"--system", otherLong, long}, long, []string{"--system", otherLong, "<prompt: 201 bytes>"}},
+		{"prompt on stdin", []string{"exec", "-"}, long, []string{"exec", "-"}},
+		{"empty", nil, long, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := append([]string(nil), tt.args...)
+			got := displayArgs(in, tt.prompt)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("displayArgs = %q, want %q", got, tt.want)
+			}
+			if !reflect.DeepEqual(in, append([]string(nil), tt.args...)) {
+				t.Error("displayArgs modified its input, which is the argv that runs")
+			}
+		})
+	}
+}
