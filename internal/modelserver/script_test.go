@@ -144,7 +144,7 @@ func TestHumanText(t *testing.T) {
 func TestFindCwd(t *testing.T) {
 	tests := map[string]string{
 		"<environment_context>\n  <cwd>/w/codex</cwd>":                   "/w/codex",
-		"Here is env:\nWorking directory: /w/claude\nIs git repo: no":     "/w/claude",
+		"Here is env:\nWorking directory: /w/claude\nIs git repo: no":    "/w/claude",
 		"- **Workspace Directories:**\n  - /w/gemini\n- **Directory Str": "/w/gemini",
 		"nothing here": "",
 	}
