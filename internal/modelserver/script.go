@@ -1,7 +1,3 @@
-// Package modelserver is a scripted model API server. It speaks the wire
-// formats of the Anthropic Messages, OpenAI Responses, OpenAI Chat
-// Completions and Gemini APIs well enough to drive the real agent programs
-// offline, answering each request from a Script.
 package modelserver
 
 import (

@@ -46,6 +46,18 @@ func TestParseExample(t *testing.T) {
 	}
 }
 
+// The example in the package doc (kept in testdata) must stay valid.
+func TestDocExample(t *testing.T) {
+	s, err := Load(filepath.Join("testdata", "example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Rules[0]
+	if start, end, _ := r.slot(0); start != 0 || end != 1 || r.Steps[end].WriteFile == nil {
+		t.Errorf("turn 0 = steps[%d:%d] of %+v", start, end, r.Steps)
+	}
+}
+
 func TestLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.toml")
 	if err := os.WriteFile(path, []byte(exampleScript), 0o644); err != nil {

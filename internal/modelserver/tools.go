@@ -23,8 +23,7 @@ var shellTools = []struct {
 	name string
 	args func(cmd string) map[string]any
 }{
-	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},              // claude
-	{"mcp__acp__Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},    // claude-code-acp
+	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},              // claude, claude-code-acp
 	{"exec_command", func(c string) map[string]any { return map[string]any{"cmd": c} }},                                             // codex
 	{"shell", func(c string) map[string]any { return map[string]any{"command": []string{"bash", "-lc", c}} }},                       // older codex
 	{"run_shell_command", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }}, // gemini
