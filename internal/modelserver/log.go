@@ -79,6 +79,8 @@ func (l *requestLog) all() []RequestRecord {
 }
 
 func (l *requestLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.file == nil {
 		return nil
 	}

@@ -57,7 +57,8 @@ type Rule struct {
 // step fails the request instead. Error steps are not turns: they precede
 // the answer step that follows them, each failing Times requests (0 =
 // forever) before the next one applies, so "429 once, then succeed" is
-// two steps.
+// two steps. Those requests are counted per rule and turn, across all
+// conversations the rule matches.
 type Step struct {
 	Text string `toml:"text"`
 
