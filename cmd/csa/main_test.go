@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func TestScripts(t *testing.T) {
 			"age":     cmdAge,
 			"waitfor": cmdWaitFor,
 			"bigfile": cmdBigFile,
+			"waitps":  cmdWaitPs,
 		},
 	})
 }
@@ -121,4 +123,24 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 	_, err := fmt.Sscan(args[1], &n)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Repeat("x", n)), 0o644))
+}
+
+// waitps REGEXP: poll `csa ps` until its output matches (bounded: 20 s).
+func cmdWaitPs(ts *testscript.TestScript, neg bool, args []string) {
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cmd := exec.Command("csa", "ps")
+		cmd.Dir = ts.MkAbs(".")
+		cmd.Env = environ(ts)
+		out, _ := cmd.Output()
+		if re.Match(out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("csa ps never matched %q:\n%s", args[0], out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

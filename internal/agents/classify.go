@@ -22,9 +22,35 @@ var classRules = []struct {
 	class string
 	re    *regexp.Regexp
 }{
+	// Gemini CLI names its own verdict on a 429.
+	{FailRateLimited, regexp.MustCompile(`RetryableQuotaError`)},
+	{FailQuota, regexp.MustCompile(`TerminalQuotaError`)},
 	{FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
 	{FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
 	{FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
+}
+
+// ClassifyStatus classifies by the provider's HTTP status when the program
+// reported one, and by its error text otherwise.
+func ClassifyStatus(status int, evidence string, exit int) *session.Failure {
+	msg := lastMeaningful(evidence)
+	if msg == "" {
+		msg = fmt.Sprintf("the program exited with status %d", exit)
+	}
+	switch status {
+	case 429:
+		if classRules[1].re.MatchString(evidence) || classRules[2].re.MatchString(evidence) {
+			return &session.Failure{Class: FailQuota, Message: msg}
+		}
+		return &session.Failure{Class: FailRateLimited, Message: msg}
+	case 529, 503:
+		return &session.Failure{Class: FailRateLimited, Message: msg}
+	case 402:
+		return &session.Failure{Class: FailQuota, Message: msg}
+	case 401, 403:
+		return &session.Failure{Class: FailAuth, Message: msg}
+	}
+	return Classify(evidence, exit)
 }
 
 // Classify names why a run failed from the error text the program gave.

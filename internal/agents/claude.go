@@ -65,6 +65,8 @@ type claudeLine struct {
 	} `json:"message"`
 	Result  *string      `json:"result"`
 	IsError bool         `json:"is_error"`
+	// APIErrorStatus is the HTTP status of the provider error, if any.
+	APIErrorStatus int `json:"api_error_status"`
 	Usage   *claudeUsage `json:"usage"`
 	Errors  []string     `json:"errors"`
 }
@@ -123,7 +125,7 @@ func (p *claudeParser) Feed(line []byte) []Event {
 			if msg == "" {
 				msg = strings.Join(append([]string{l.Subtype}, l.Errors...), ": ")
 			}
-			evs = append(evs, p.addError(msg))
+			evs = append(evs, p.addErrorStatus(msg, l.APIErrorStatus))
 		}
 	}
 	return evs
@@ -165,10 +167,11 @@ func appendFlag(args []string, flag, value string) []string {
 	return append(args, flag, value)
 }
 
-// withPrompt puts the prompt last in argv, or on stdin when it is long;
-// stdinArg is what the program wants in argv to read stdin ("" for none).
+// withPrompt puts the prompt last in argv, or on stdin when it is long or
+// would be taken for an option; stdinArg is what the program wants in argv
+// to read stdin ("" for none).
 func withPrompt(inv Invocation, prompt, stdinArg string) Invocation {
-	if len(prompt) > MaxArgvPrompt {
+	if promptOnStdin(prompt) {
 		if stdinArg != "" {
 			inv.Args = append(inv.Args, stdinArg)
 		}
@@ -177,4 +180,11 @@ func withPrompt(inv Invocation, prompt, stdinArg string) Invocation {
 	}
 	inv.Args = append(inv.Args, prompt)
 	return inv
+}
+
+// promptOnStdin decides when argv cannot carry the prompt: too long for
+// argv (and visible in ps), or starting with "-", which every program would
+// parse as an option.
+func promptOnStdin(prompt string) bool {
+	return len(prompt) > MaxArgvPrompt || strings.HasPrefix(prompt, "-")
 }

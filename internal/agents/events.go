@@ -70,6 +70,7 @@ type stream struct {
 	sessionID string
 	usage     *session.Usage
 	errors    []string
+	status    int // HTTP status of the provider error the program reported
 	unparsed  int
 }
 
@@ -115,9 +116,16 @@ func (s *stream) addUsage(in, out, cached int64) Event {
 	return Event{EvUsage, session.Usage{InputTokens: in, OutputTokens: out, CachedTokens: cached}}
 }
 
-func (s *stream) addError(msg string) Event {
+func (s *stream) addError(msg string) Event { return s.addErrorStatus(msg, 0) }
+
+// addErrorStatus records an error with the provider's HTTP status, the
+// most reliable evidence for classifying it.
+func (s *stream) addErrorStatus(msg string, status int) Event {
 	s.errors = append(s.errors, msg)
-	return Event{EvError, ErrorEvent{Message: msg}}
+	if status != 0 {
+		s.status = status
+	}
+	return Event{EvError, ErrorEvent{Message: msg, Status: status}}
 }
 
 // finish turns what was seen into an Outcome: a non-zero exit or a
@@ -127,15 +135,10 @@ func (s *stream) finish(result string, exit int, stderr string, failed bool) Out
 	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Usage: s.usage}
 	evidence := strings.Join(append(append([]string(nil), s.errors...), stderr), "\n")
 	switch {
-	case exit != 0 || failed:
-		o.Failure = Classify(evidence, exit)
+	case exit != 0 || failed || (strings.TrimSpace(result) == "" && len(s.errors) > 0):
+		o.Failure = ClassifyStatus(s.status, evidence, exit)
 	case strings.TrimSpace(result) == "":
-		msg := "the program exited 0 without an answer"
-		if len(s.errors) > 0 {
-			o.Failure = Classify(evidence, exit)
-			break
-		}
-		o.Failure = &session.Failure{Class: session.FailNoResult, Message: msg}
+		o.Failure = &session.Failure{Class: session.FailNoResult, Message: "the program exited 0 without an answer"}
 	}
 	return o
 }

@@ -26,7 +26,7 @@ func (geminiCLI) Build(r Request) (Invocation, error) {
 		inv.Args = append(inv.Args, "--resume", r.ResumeID)
 		inv.ProviderSessionID = r.ResumeID
 	}
-	if len(r.Prompt) > MaxArgvPrompt {
+	if promptOnStdin(r.Prompt) {
 		// -p is appended to what arrives on stdin.
 		inv.Args = append(inv.Args, "-p", " ")
 		inv.Stdin = []byte(r.Prompt)

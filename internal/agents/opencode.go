@@ -99,28 +99,31 @@ func (p *opencodeParser) Feed(line []byte) []Event {
 		}
 	case "error":
 		p.failed = true
-		evs = append(evs, p.addError(opencodeError(l.Error)))
+		msg, status := opencodeError(l.Error)
+		evs = append(evs, p.addErrorStatus(msg, status))
 	}
 	return evs
 }
 
-// opencodeError digs the message out of {name, data: {message}}.
-func opencodeError(raw json.RawMessage) string {
+// opencodeError digs the message and HTTP status out of
+// {name, data: {message, statusCode}}.
+func opencodeError(raw json.RawMessage) (string, int) {
 	var e struct {
 		Name string `json:"name"`
 		Data struct {
-			Message string `json:"message"`
+			Message    string `json:"message"`
+			StatusCode int    `json:"statusCode"`
 		} `json:"data"`
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(raw, &e) == nil {
 		for _, m := range []string{e.Data.Message, e.Message, e.Name} {
 			if m != "" {
-				return m
+				return m, e.Data.StatusCode
 			}
 		}
 	}
-	return string(raw)
+	return string(raw), 0
 }
 
 func (p *opencodeParser) Finish(exit int, stderr string) Outcome {

@@ -46,9 +46,17 @@ type Writer struct {
 // already in the file, so a resumed session keeps one sequence.
 func OpenWriter(path string, now func() time.Time) (*Writer, error) {
 	last, _ := lastSeq(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open events: %w", err)
+	}
+	// A crash may have left a torn last line: end it, so the next event
+	// starts on a line of its own.
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b := make([]byte, 1)
+		if _, err := f.ReadAt(b, fi.Size()-1); err == nil && b[0] != '\n' {
+			f.Write([]byte{'\n'})
+		}
 	}
 	return &Writer{f: f, seq: last, now: now}, nil
 }

@@ -74,6 +74,9 @@ const (
 var stripped = []string{
 	EnvSessionID, EnvDepth, EnvProjectRoot, EnvParentSession, EnvTool, EnvParentTool, EnvSessionDir,
 	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT",
+	// PWD is set anew: some programs (OpenCode) take their working
+	// directory from it rather than from the directory they start in.
+	"PWD", "OLDPWD",
 }
 
 // Parent is the calling session, read from the environment of a csa that
@@ -88,12 +91,13 @@ type Parent struct {
 // ParentFromEnv reads the caller's genealogy. A malformed CSA_DEPTH is an
 // error: guessing would defeat the recursion limit.
 func ParentFromEnv(getenv func(string) string) (*Parent, error) {
-	id := getenv(EnvSessionID)
-	if id == "" {
+	raw := getenv(EnvSessionID)
+	if raw == "" {
 		return nil, nil
 	}
-	if _, err := session.NormalizePrefix(id); err != nil || len(id) != session.IDLen {
-		return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, id)
+	id, err := session.NormalizePrefix(raw)
+	if err != nil || len(id) != session.IDLen {
+		return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, raw)
 	}
 	d, err := strconv.Atoi(getenv(EnvDepth))
 	if err != nil || d < 0 {
@@ -102,8 +106,9 @@ func ParentFromEnv(getenv func(string) string) (*Parent, error) {
 	return &Parent{SessionID: id, Tool: getenv(EnvTool), Depth: d, ProjectRoot: getenv(EnvProjectRoot)}, nil
 }
 
-// childEnv is base without the stripped variables, plus the genealogy of st
-// and the spec's own additions.
+// childEnv is base without the stripped variables, plus the spec's own
+// additions, plus the genealogy of st last: the last value of a name wins,
+// and no configured variable may fake the genealogy (or the depth limit).
 func childEnv(base []string, st *session.State, sessionDir string, extra []string) []string {
 	env := make([]string, 0, len(base)+len(extra)+len(stripped))
 	for _, kv := range base {
@@ -111,7 +116,13 @@ func childEnv(base []string, st *session.State, sessionDir string, extra []strin
 			env = append(env, kv)
 		}
 	}
+	for _, kv := range extra {
+		if !isStripped(kv) {
+			env = append(env, kv)
+		}
+	}
 	env = append(env,
+		"PWD="+st.Cwd,
 		EnvSessionID+"="+st.ID,
 		EnvDepth+"="+strconv.Itoa(st.Depth),
 		EnvProjectRoot+"="+st.ProjectRoot,
@@ -124,7 +135,7 @@ func childEnv(base []string, st *session.State, sessionDir string, extra []strin
 	if st.ParentTool != "" {
 		env = append(env, EnvParentTool+"="+st.ParentTool)
 	}
-	return append(env, extra...)
+	return env
 }
 
 func isStripped(kv string) bool {

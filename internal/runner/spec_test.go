@@ -2,6 +2,7 @@ package runner
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,8 +141,15 @@ func TestChildEnv(t *testing.T) {
 					t.Errorf("%s=%s was not stripped", k, m[k])
 				}
 			}
-			if len(tt.extra) > 0 && env[len(env)-1] != tt.extra[len(tt.extra)-1] {
-				t.Errorf("extra variables are not last: %v", env)
+			// The genealogy comes last, so configured variables cannot
+			// override it (the last value of a name wins).
+			if last := env[len(env)-1]; !strings.HasPrefix(last, "CSA_") {
+				t.Errorf("the genealogy is not last: %v", env)
+			}
+			for _, kv := range tt.extra {
+				if !strings.HasPrefix(kv, "CSA_") && !slices.Contains(env, kv) {
+					t.Errorf("extra variable %s is missing: %v", kv, env)
+				}
 			}
 		})
 	}

@@ -116,6 +116,9 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // Update applies fn to the current state under the session's state lock and
 // saves the result. fn may return ErrNoChange to skip the write.
 func (s *Store) Update(ctx context.Context, id string, fn func(*State) error) (*State, error) {
+	if _, err := os.Stat(s.Dir(id)); err != nil {
+		return nil, &NotFoundError{Prefix: id}
+	}
 	l := lock.New(s.Path(id, stateLock))
 	if err := l.LockTimeout(ctx, lockTimeout); err != nil {
 		return nil, fmt.Errorf("update session %s: %w", id, err)
