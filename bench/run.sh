@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every csa performance benchmark and prints one table of the figures
+# against the targets (see docs/performance.md). About 1-2 minutes on 2 cores.
+#
+#   bench/run.sh            # everything
+#   bench/run.sh -quick     # fewer iterations (a smoke run, ~40 s)
+#
+# Scratch files go to a temporary directory under $CSA_BENCH_TMP, else
+# $XDG_STATE_HOME, else ~/.local/state (where csa keeps its own state), and
+# are removed at the end. The Go benchmarks can also be run one by one:
+#   go test -run '^$' -bench RunOverhead -benchtime 200x ./bench
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+runs=200 # pairs of runs for target 1
+ps=20    # csa ps invocations
+rss=1    # runs of each memory scenario
+if [[ "${1:-}" == "-quick" ]]; then
+	runs=50 ps=5
+fi
+
+parent="${CSA_BENCH_TMP:-${XDG_STATE_HOME:-$HOME/.local/state}}"
+mkdir -p "$parent"
+export CSA_BENCH_DIR
+CSA_BENCH_DIR="$(mktemp -d "$parent/csa-bench.XXXXXX")"
+export CSA_BENCH_RESULTS="$CSA_BENCH_DIR/results.tsv"
+trap 'rm -rf "$CSA_BENCH_DIR"' EXIT
+
+# The machine's CPU contention (share of the last 60 s in which some task
+# waited for a CPU): figures taken under heavy contention are not
+# comparable with quiet ones.
+pressure() { awk '/^some/ {sub("avg60=", "", $3); print $3 "%"}' /proc/pressure/cpu 2>/dev/null || echo "n/a"; }
+pressure_start="$(pressure)"
+
+bench() { # pattern benchtime
+	go test -run '^$' -count 1 -timeout 15m -bench "$1" -benchtime "$2" ./bench
+}
+
+bench 'RunOverhead|Startup' "${runs}x"
+bench 'PsJSON|PsTable|InspectPrefix|StoreList' "${ps}x"
+bench 'StoreResolve|StoreIDs' 200x
+bench 'SupervisorRSS' "${rss}x"
+
+fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
+echo
+echo "== csa performance: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- ':!bench' 2>/dev/null || echo ' (modified tree)')," \
+	"$(nproc) cores, Linux $(uname -r), $(go env GOVERSION), state on $fs," \
+	"CPU pressure avg60 $pressure_start at start, $(pressure) at end =="
+{
+	printf 'MEASURE\tRESULT\tTARGET\tVERDICT\n'
+	cat "$CSA_BENCH_RESULTS"
+} | column -t -s $'\t'

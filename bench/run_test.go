@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/csa-dev/csa/internal/project"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// pairs times two commands side by side, b.N times each, in a random order
+// per iteration so that drift of a noisy machine hits both alike. It
+// returns the samples of a, of b and of the per-pair difference b-a.
+func pairs(b *testing.B, a, c func() time.Duration) (as, cs, diff []time.Duration) {
+	for range 5 { // warm the page cache and the binaries
+		a()
+		c()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b.ResetTimer()
+	for range b.N {
+		var da, dc time.Duration
+		if rng.IntN(2) == 0 {
+			da = a()
+			dc = c()
+		} else {
+			dc = c()
+			da = a()
+		}
+		as, cs, diff = append(as, da), append(cs, dc), append(diff, dc-da)
+	}
+	b.StopTimer()
+	return as, cs, diff
+}
+
+// BenchmarkRunOverhead is target 1: `csa run --tool codex "echo hi"` with
+// codex pointed at the fake agent, against the fake agent alone. The median
+// of the per-pair difference must be at most 5 ms. The disk case keeps the
+// state directory on the file system of the temporary directory (what a
+// user has); the tmpfs case puts it on /dev/shm, which takes the file
+// system's cost of creating files out and leaves csa's own work.
+func BenchmarkRunOverhead(b *testing.B) {
+	b.Run("disk", func(b *testing.B) {
+		runOverhead(b, newWorld(b, "run", ""), "run", "")
+	})
+	b.Run("tmpfs", func(b *testing.B) {
+		if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+			b.Skip("no /dev/shm")
+		}
+		base := filepath.Join("/dev/shm", filepath.Base(benchDir)+"-run")
+		b.Cleanup(func() { os.RemoveAll(base) })
+		runOverhead(b, newWorldIn(b, base, ""), "run-tmpfs", " (state on tmpfs)")
+	})
+}
+
+func runOverhead(b *testing.B, w *world, key, note string) {
+	null := devNull(b)
+	direct := func() time.Duration {
+		return w.command(b, null, agentBin, "echo hi").timed(b)
+	}
+	viaCSA := func() time.Duration {
+		return w.command(b, null, csaBin, "run", "--tool", "codex", "echo hi").timed(b)
+	}
+	ds, cs, diff := pairs(b, direct, viaCSA)
+	d50, d90 := report(b, "agent", ds)
+	c50, c90 := report(b, "csa-run", cs)
+	o50, o90 := report(b, "overhead", diff)
+	checkRunSessions(b, w, len(ds)+5)
+
+	n := fmt.Sprintf("n=%d", len(ds))
+	record(key+"-agent", "fakeagent \"echo hi\" (direct)"+note, fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(d50), ms(d90)), n, "info")
+	record(key+"-csa", "csa run --tool codex \"echo hi\""+note, fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(c50), ms(c90)), n, "info")
+	record(key+"-overhead", "csa run overhead, paired difference"+note, fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(o50), ms(o90)),
+		"p50 <= 5 ms", verdict(o50 <= 5*time.Millisecond))
+}
+
+// checkRunSessions makes sure every timed csa run really recorded a
+// completed session: a fast failure must not pass for a fast run.
+func checkRunSessions(b *testing.B, w *world, want int) {
+	root, err := project.FindRoot(w.projDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := session.Open(filepath.Join(w.stateDir, "projects", project.Slug(root), "sessions"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ents, err := st.List()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(ents) != want {
+		b.Fatalf("%d sessions recorded, want %d", len(ents), want)
+	}
+	for _, e := range ents {
+		if e.Err != nil || e.State.Status != session.Completed || e.State.Result != "hi" {
+			b.Fatalf("session %s: %v %+v", e.ID, e.Err, e.State)
+		}
+	}
+}
+
+// BenchmarkStartup separates the cost of starting the csa binary at all
+// (`csa --version`: runtime, package init, cobra) from the work of a run.
+func BenchmarkStartup(b *testing.B) {
+	w := newWorld(b, "startup", "")
+	null := devNull(b)
+	direct := func() time.Duration {
+		return w.command(b, null, agentBin, "echo hi").timed(b)
+	}
+	version := func() time.Duration {
+		return w.command(b, null, csaBin, "--version").timed(b)
+	}
+	ds, vs, diff := pairs(b, direct, version)
+	report(b, "agent", ds)
+	v50, v90 := report(b, "csa-version", vs)
+	o50, o90 := report(b, "diff", diff)
+	record("startup", "csa --version (process start only)", fmt.Sprintf("p50 %.2f ms, p90 %.2f ms; %+.2f / %+.2f ms vs agent",
+		ms(v50), ms(v90), ms(o50), ms(o90)), fmt.Sprintf("n=%d", len(vs)), "info")
+
+}
