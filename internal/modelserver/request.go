@@ -17,7 +17,8 @@ type request struct {
 	Cwd      string   // the agent's working directory, if the request tells
 	Utility  string   // a side call answered without the script ("router", "title", "json")
 	schema   map[string]any
-	size     int // body bytes, for the usage estimate
+	size     int    // body bytes, for the usage estimate
+	body     []byte // the raw request, for Rule.Body
 }
 
 // answer is a resolved step, ready for a wire format to encode.

@@ -48,6 +48,9 @@ type Rule struct {
 	Regexp   string `toml:"regexp"`   // or a regular expression
 	API      string `toml:"api"`      // optional: anthropic, responses, chat or gemini
 	Model    string `toml:"model"`    // optional substring of the requested model
+	// Body, when set, must occur anywhere in the raw request: it proves
+	// that a resumed conversation carried its earlier turns.
+	Body  string `toml:"body"`
 	Steps    []Step `toml:"step"`
 
 	re *regexp.Regexp
@@ -206,8 +209,11 @@ func (st Step) validate() error {
 func (st Step) isError() bool { return st.Error != "" }
 
 // matches reports whether the rule accepts a request.
-func (r *Rule) matches(api, model, userText string) bool {
+func (r *Rule) matches(api, model, userText string, body []byte) bool {
 	if r.API != "" && r.API != api {
+		return false
+	}
+	if r.Body != "" && !bytes.Contains(body, []byte(r.Body)) {
 		return false
 	}
 	if r.Model != "" && !strings.Contains(model, r.Model) {

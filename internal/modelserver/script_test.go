@@ -118,7 +118,7 @@ func TestRuleMatches(t *testing.T) {
 		{2, APIAnthropic, "claude-haiku", "gamma", false},
 	}
 	for _, tt := range tests {
-		if got := s.Rules[tt.rule].matches(tt.api, tt.model, tt.text); got != tt.want {
+		if got := s.Rules[tt.rule].matches(tt.api, tt.model, tt.text, nil); got != tt.want {
 			t.Errorf("rule %d matches(%q, %q, %q) = %v", tt.rule, tt.api, tt.model, tt.text, got)
 		}
 	}

@@ -180,6 +180,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.API, rec.Model, rec.Stream, rec.Turn = req.API, req.Model, req.Stream, req.Turn
 	rec.UserText, rec.Tools, rec.Cwd = req.UserText, req.Tools, req.Cwd
+	req.body = body
 	s.answer(r.Context(), w, api, req, &rec)
 	s.log.add(rec)
 }
@@ -234,7 +235,7 @@ func (s *Server) pick(req *request, rec *RequestRecord) (answerStep, errStep *St
 	rec.Answer = "default"
 	for i := range s.script.Rules {
 		r := &s.script.Rules[i]
-		if !r.matches(req.API, req.Model, req.UserText) {
+		if !r.matches(req.API, req.Model, req.UserText, req.body) {
 			continue
 		}
 		rec.Matched, rec.Rule = true, r.label(i)

@@ -23,8 +23,10 @@ var shellTools = []struct {
 	name string
 	args func(cmd string) map[string]any
 }{
-	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }},              // claude, claude-code-acp
-	{"exec_command", func(c string) map[string]any { return map[string]any{"cmd": c} }},                                             // codex
+	{"Bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }}, // claude, claude-code-acp
+	// codex; not a login shell, which would reset PATH from /etc/profile
+	// and lose the caller's tools (csa among them)
+	{"exec_command", func(c string) map[string]any { return map[string]any{"cmd": c, "login": false} }},
 	{"shell", func(c string) map[string]any { return map[string]any{"command": []string{"bash", "-lc", c}} }},                       // older codex
 	{"run_shell_command", func(c string) map[string]any { return map[string]any{"command": c, "description": "scripted command"} }}, // gemini
 	{"bash", func(c string) map[string]any { return map[string]any{"command": c} }},                                                 // opencode

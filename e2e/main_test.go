@@ -1,0 +1,180 @@
+// Package e2e runs the real agent programs under csa against the project's
+// scripted model server: the proof that csa drives each tool for real.
+// The programs come from scripts/install-agents.sh (make agents). In CI a
+// missing program fails the tests; locally they are skipped with a note.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/modelserver"
+)
+
+// csaBin is the csa built for these tests; agents find it on PATH.
+var csaBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "csa-e2e-bin")
+	if err != nil {
+		panic(err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", dir, "./cmd/csa")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building csa:", err)
+		os.Exit(1)
+	}
+	csaBin = filepath.Join(dir, "csa")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// tool is one real agent under test.
+type tool struct {
+	name    string // csa tool name
+	program string // devenv program name
+}
+
+var tools = []tool{
+	{"claude-code", devenv.Claude},
+	{"codex", devenv.Codex},
+	{"gemini-cli", devenv.Gemini},
+	{"opencode", devenv.OpenCode},
+}
+
+// requireAll finds every program or fails (CI) / skips (locally).
+func requireAll(t *testing.T) map[string]string {
+	t.Helper()
+	paths := map[string]string{}
+	for _, tl := range tools {
+		p, err := devenv.AgentBin(tl.program)
+		if err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not installed (run scripts/install-agents.sh): %v", tl.name, err)
+			}
+			t.Skipf("%s is not installed; run scripts/install-agents.sh (make agents): %v", tl.name, err)
+		}
+		paths[tl.name] = p
+	}
+	return paths
+}
+
+// world is one test's model server, HOME, csa state and project.
+type world struct {
+	t      *testing.T
+	server *modelserver.Server
+	proj   string
+	env    []string
+}
+
+func newWorld(t *testing.T, script string) *world {
+	t.Helper()
+	paths := requireAll(t)
+	sc, err := modelserver.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modelserver.New(sc, modelserver.Options{})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(filepath.Join(proj, ".csa"), 0o755)
+	env, err := devenv.Prepare(filepath.Join(dir, "home"), url, devenv.Options{Trusted: []string{proj}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg strings.Builder
+	for _, tl := range tools {
+		fmt.Fprintf(&cfg, "[tools.%s]\npath = %q\n", tl.name, paths[tl.name])
+	}
+	fmt.Fprintf(&cfg, "model = %q\n", devenv.OpenCodeModel) // opencode's table is last
+	cfgDir := filepath.Join(dir, "csa-config")
+	os.MkdirAll(cfgDir, 0o700)
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env,
+		"PATH="+filepath.Dir(csaBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"CSA_STATE_DIR="+filepath.Join(dir, "state"),
+		"CSA_CONFIG_HOME="+cfgDir,
+	)
+	base := devenv.Merge(os.Environ(), env)
+	clean := base[:0]
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "CSA_SESSION_ID=") && !strings.HasPrefix(kv, "CSA_TOOL=") && !strings.HasPrefix(kv, "CSA_DEPTH=") {
+			clean = append(clean, kv)
+		}
+	}
+	return &world{t: t, server: srv, proj: proj, env: clean}
+}
+
+// result is `csa run --json`.
+type result struct {
+	SessionID         string `json:"session_id"`
+	Tool              string `json:"tool"`
+	Status            string `json:"status"`
+	ExitCode          *int   `json:"exit_code"`
+	Result            string `json:"result"`
+	ProviderSessionID string `json:"provider_session_id"`
+	Usage             *struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"usage"`
+	Failure *struct {
+		Class   string `json:"class"`
+		Message string `json:"message"`
+	} `json:"failure"`
+}
+
+// run runs `csa ARGS` in the project and decodes its JSON answer.
+func (w *world) run(wantExit int, args ...string) result {
+	w.t.Helper()
+	out, code, stderr := w.csa(args...)
+	if code != wantExit {
+		w.t.Fatalf("csa %q: exit %d, want %d\nstdout: %s\nstderr: %s\nmodel server saw: %s",
+			args, code, wantExit, out, stderr, w.requests())
+	}
+	var r result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		w.t.Fatalf("csa %q: %v\n%s", args, err, out)
+	}
+	return r
+}
+
+func (w *world) csa(args ...string) (string, int, string) {
+	var out, errb bytes.Buffer
+	c := exec.Command(csaBin, args...)
+	c.Dir, c.Env, c.Stdout, c.Stderr = w.proj, w.env, &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), code, errb.String()
+}
+
+func (w *world) requests() string {
+	var b strings.Builder
+	for _, r := range w.server.Requests() {
+		fmt.Fprintf(&b, "\n  %+v", r)
+	}
+	return b.String()
+}
