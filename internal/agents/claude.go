@@ -63,12 +63,12 @@ type claudeLine struct {
 	Message   *struct {
 		Content []claudeContent `json:"content"`
 	} `json:"message"`
-	Result  *string      `json:"result"`
-	IsError bool         `json:"is_error"`
+	Result  *string `json:"result"`
+	IsError bool    `json:"is_error"`
 	// APIErrorStatus is the HTTP status of the provider error, if any.
-	APIErrorStatus int `json:"api_error_status"`
-	Usage   *claudeUsage `json:"usage"`
-	Errors  []string     `json:"errors"`
+	APIErrorStatus int          `json:"api_error_status"`
+	Usage          *claudeUsage `json:"usage"`
+	Errors         []string     `json:"errors"`
 }
 
 type claudeParser struct {

@@ -51,7 +51,7 @@ type Rule struct {
 	// Body, when set, must occur anywhere in the raw request: it proves
 	// that a resumed conversation carried its earlier turns.
 	Body  string `toml:"body"`
-	Steps    []Step `toml:"step"`
+	Steps []Step `toml:"step"`
 
 	re *regexp.Regexp
 }
