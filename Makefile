@@ -1,5 +1,5 @@
 # csa — one command for the main job, one for every test.
-#   make demo    build csa and run a nested tree of sub-agents, offline
+#   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
 GO      ?= go
 BIN     := $(CURDIR)/bin
@@ -11,7 +11,7 @@ LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION)
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
-demo: build
+demo: build agents
 	./scripts/demo.sh
 
 # The real agent programs, pinned in agents/*/package-lock.json, installed

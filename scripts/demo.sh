@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# The main job, offline: a root agent asks a reviewer of another model family
-# for a review through `csa run`, the reviewer asks a third agent, and csa
-# records the whole genealogy. Stand-in agents (bin/fakeagent) play the tools.
+# The main job, offline: Claude Code (the real program) implements a change
+# and, through its shell tool, runs `csa run --tool auto` to get a review
+# from an agent of another model family (Codex). Both talk to csa's scripted
+# model server on 127.0.0.1; csa records the whole genealogy.
+# Needs: make build, scripts/install-agents.sh (make demo does both).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/csa-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+server=
+cleanup() { [[ -n $server ]] && kill "$server" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
 
 export PATH=$root/bin:$PATH
-export CSA_STATE_DIR=$work/state CSA_CONFIG_HOME=$work/config
-mkdir -p "$CSA_CONFIG_HOME" "$work/project/.csa"
-for t in claude-code codex gemini-cli opencode; do
-	printf '[tools.%s]\npath = "%s"\n' "$t" "$root/bin/fakeagent"
-done >"$CSA_CONFIG_HOME/config.toml"
+mkdir -p "$work/project"
 cd "$work/project"
+git init -q .
 
-echo "== csa run: claude-code asks codex for a review, codex asks gemini-cli"
-csa run --tool claude-code "echo claude-code: writing the change; \
-csa run --tool codex 'echo codex: reviewing; csa run --tool gemini-cli \"echo gemini-cli: second opinion, looks good\"; echo codex: verdict pass'; \
-echo claude-code: done"
+csa dev model-server --script "$root/scripts/demo.toml" --log "$work/model-requests.jsonl" \
+	--url-file "$work/url" >/dev/null 2>"$work/model-server.log" &
+server=$!
+for _ in $(seq 100); do [[ -s $work/url ]] && break; sleep 0.05; done
+url=$(<"$work/url")
 
+# A private HOME for the agents, and csa's own state and config beside it.
+eval "$(csa dev agent-env --home "$work/home" --url "$url" --csa-config "$work/csa-config/config.toml")"
+export CSA_STATE_DIR=$work/state CSA_CONFIG_HOME=$work/csa-config
+
+echo "== csa run --tool claude-code (model server at $url)"
+csa run --tool claude-code "Add a greet function in greet.py, then get it reviewed."
 echo
-echo "== a detached run, waited for"
-id=$(csa run -d --tool opencode "echo opencode: background job; sleep 200ms; echo opencode: finished")
-csa wait "$id"
-csa logs "$id"
-
+echo "== greet.py, written by the agent"
+cat greet.py
 echo
 echo "== csa ps --tree"
 csa ps --tree
+echo
+reviewer=$(csa ps --json | grep -B4 '"depth": 1' | grep '"id"' | cut -d'"' -f4)
+echo "== csa logs $reviewer (the reviewer's answer)"
+csa logs "$reviewer"

@@ -58,6 +58,6 @@ SIGTERM.`,
 	ms.Flags().StringVar(&script, "script", "", "TOML script of answers")
 	ms.Flags().StringVar(&logPath, "log", "", "append every request as a JSON line to this file")
 	ms.Flags().StringVar(&urlFile, "url-file", "", "write the base URL to this file once listening")
-	cmd.AddCommand(ms)
+	cmd.AddCommand(ms, newAgentEnvCmd(f))
 	return cmd
 }
