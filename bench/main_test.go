@@ -191,6 +191,18 @@ func (c *command) timed(tb testing.TB) time.Duration {
 	return d
 }
 
+// cpu is the user and system time of the finished process and of the
+// children it waited for (wait4 accounts reaped descendants to their
+// parent): unlike wall time, it hardly moves when other work competes for
+// the CPUs.
+func (c *command) cpu() time.Duration {
+	ps := c.cmd.ProcessState
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
+}
+
 func (c *command) check(tb testing.TB, err error) {
 	tb.Helper()
 	if err != nil {
