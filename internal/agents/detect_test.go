@@ -68,7 +68,8 @@ func TestToolOfProcess(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("sleep 60\n"), 0o644); err != nil {
+		// "exit 0" after sleep: the shell must not exec sleep in its own place.
+		if err := os.WriteFile(p, []byte("sleep 60; exit 0\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
