@@ -54,14 +54,25 @@ func benchMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	binDir := filepath.Join(benchDir, "bin")
-	build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/fakeagent")
-	build.Dir = moduleDir
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: go build: %v\n%s", err, out)
-		return 1
+	// $CSA_BENCH_BIN names binaries built beforehand (bench/run.sh builds
+	// once, so that all its `go test` runs measure the same tree).
+	binDir := os.Getenv("CSA_BENCH_BIN")
+	if binDir == "" {
+		binDir = filepath.Join(benchDir, "bin")
+		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/fakeagent")
+		build.Dir = moduleDir
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: go build: %v\n%s", err, out)
+			return 1
+		}
 	}
 	csaBin, agentBin = filepath.Join(binDir, "csa"), filepath.Join(binDir, "fakeagent")
+	for _, p := range []string{csaBin, agentBin} {
+		if _, err := os.Stat(p); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
 	code := m.Run()
 	printSummary()
 	return code

@@ -7,7 +7,8 @@
 #
 # Scratch files go to a temporary directory under $CSA_BENCH_TMP, else
 # $XDG_STATE_HOME, else ~/.local/state (where csa keeps its own state), and
-# are removed at the end. The Go benchmarks can also be run one by one:
+# are removed at the end. CSA_BENCH_REV overrides the revision shown (for a
+# tree exported without git). The Go benchmarks can also be run one by one:
 #   go test -run '^$' -bench RunOverhead -benchtime 200x ./bench
 set -euo pipefail
 
@@ -33,6 +34,12 @@ trap 'rm -rf "$CSA_BENCH_DIR"' EXIT
 pressure() { awk '/^some/ {sub("avg60=", "", $3); print $3 "%"}' /proc/pressure/cpu 2>/dev/null || echo "n/a"; }
 pressure_start="$(pressure)"
 
+# Build once: every `go test` below measures these binaries, even if the
+# tree changes meanwhile.
+rev="${CSA_BENCH_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- ':!bench' 2>/dev/null || echo ' (modified tree)')}"
+export CSA_BENCH_BIN="$CSA_BENCH_DIR/bin"
+go build -o "$CSA_BENCH_BIN/" ./cmd/csa ./cmd/fakeagent
+
 bench() { # pattern benchtime
 	go test -run '^$' -count 1 -timeout 15m -bench "$1" -benchtime "$2" ./bench
 }
@@ -44,7 +51,7 @@ bench 'SupervisorRSS' "${rss}x"
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
 echo
-echo "== csa performance: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- ':!bench' 2>/dev/null || echo ' (modified tree)')," \
+echo "== csa performance: $rev, csa binary $(du -h "$CSA_BENCH_BIN/csa" | cut -f1)," \
 	"$(nproc) cores, Linux $(uname -r), $(go env GOVERSION), state on $fs," \
 	"CPU pressure avg60 $pressure_start at start, $(pressure) at end =="
 {
