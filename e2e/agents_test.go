@@ -12,6 +12,15 @@ import (
 // user's text, so tools and nested runs share one server.
 const script = `
 [[rule]]
+name = "unknown-model"
+model = "no-such-model"
+contains = "e2e"
+  [[rule.step]]
+  error = "status"
+  status = 404
+  message = "The model no-such-model does not exist."
+
+[[rule]]
 name = "plain"
 contains = "e2e plain prompt"
   [[rule.step]]
@@ -120,6 +129,25 @@ func TestRealAgents(t *testing.T) {
 				r := w.run(1, "run", "--json", "--tool", tl.name, "e2e rate limited")
 				if r.Status != "failed" || r.Failure == nil || r.Failure.Class != "rate_limited" {
 					t.Fatalf("want failed/rate_limited, got %+v (failure %+v)", r, r.Failure)
+				}
+			})
+
+			t.Run("unknown_model", func(t *testing.T) {
+				model := "no-such-model"
+				if tl.name == "opencode" {
+					model = "csa/no-such-model" // provider/model
+				}
+				// The provider's answer, as the program reports it; opencode
+				// rejects a model missing from its configuration itself.
+				want := map[string]string{
+					"claude-code": "issue with the selected model (no-such-model)",
+					"codex":       "The model no-such-model does not exist.",
+					"gemini-cli":  "The model no-such-model does not exist.",
+					"opencode":    "Unexpected server error",
+				}[tl.name]
+				r := w.run(1, "run", "--json", "--tool", tl.name, "--model", model, "e2e plain prompt")
+				if r.Status != "failed" || r.Failure == nil || !strings.Contains(r.Failure.Message, want) {
+					t.Fatalf("the program's own error about the model should surface: %+v (failure %+v)", r, r.Failure)
 				}
 			})
 

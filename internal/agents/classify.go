@@ -72,11 +72,15 @@ func lastMeaningful(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
-			if len(l) > 500 {
-				l = l[:500] + "..."
-			}
-			return l
+			return clip(l)
 		}
 	}
 	return ""
+}
+
+func clip(s string) string {
+	if len(s) > 500 {
+		return strings.ToValidUTF8(s[:500], "") + "..."
+	}
+	return s
 }

@@ -137,6 +137,11 @@ func (s *stream) finish(result string, exit int, stderr string, failed bool) Out
 	switch {
 	case exit != 0 || failed || (strings.TrimSpace(result) == "" && len(s.errors) > 0):
 		o.Failure = ClassifyStatus(s.status, evidence, exit)
+		// The program's own structured error says it best; its stderr
+		// (often a stack trace or a banner) only when there is none.
+		if n := len(s.errors); n > 0 && strings.TrimSpace(s.errors[n-1]) != "" {
+			o.Failure.Message = clip(strings.TrimSpace(s.errors[n-1]))
+		}
 	case strings.TrimSpace(result) == "":
 		o.Failure = &session.Failure{Class: session.FailNoResult, Message: "the program exited 0 without an answer"}
 	}
