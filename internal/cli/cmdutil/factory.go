@@ -97,3 +97,21 @@ func (f *Factory) CwdStore() (*session.Store, string, error) {
 	st, err := f.Store(root)
 	return st, root, err
 }
+
+// AllStores opens the session store of every project under the state
+// directory.
+func (f *Factory) AllStores() ([]*session.Store, error) {
+	dirs, err := filepath.Glob(filepath.Join(f.ProjectsDir(), "*", "sessions"))
+	if err != nil {
+		return nil, err
+	}
+	stores := make([]*session.Store, 0, len(dirs))
+	for _, d := range dirs {
+		s, err := session.Open(d)
+		if err != nil {
+			return nil, err
+		}
+		stores = append(stores, s)
+	}
+	return stores, nil
+}

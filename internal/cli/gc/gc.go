@@ -76,14 +76,11 @@ func Run(o *Options) error {
 	}
 	var stores []*session.Store
 	if o.Global {
-		dirs, _ := filepath.Glob(filepath.Join(o.F.ProjectsDir(), "*", "sessions"))
-		for _, d := range dirs {
-			s, err := session.Open(d)
-			if err != nil {
-				return err
-			}
-			stores = append(stores, s)
+		all, err := o.F.AllStores()
+		if err != nil {
+			return err
 		}
+		stores = all
 	} else {
 		s, err := o.F.Store(root)
 		if err != nil {

@@ -5,7 +5,6 @@ package ps
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,14 +99,11 @@ func Run(o *Options) error {
 func (o *Options) load() ([]*session.State, error) {
 	var stores []*session.Store
 	if o.All {
-		dirs, _ := filepath.Glob(filepath.Join(o.F.ProjectsDir(), "*", "sessions"))
-		for _, d := range dirs {
-			s, err := session.Open(d)
-			if err != nil {
-				return nil, err
-			}
-			stores = append(stores, s)
+		all, err := o.F.AllStores()
+		if err != nil {
+			return nil, err
 		}
+		stores = all
 	} else {
 		s, _, err := o.F.CwdStore()
 		if err != nil {
