@@ -62,10 +62,11 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	// By default the agent's text, taken from the normalised events.
+	// By default the agent's text, taken from the normalised events; with
+	// --json the events themselves (JSON lines).
 	name, copyFn := session.EventsFile, copyText
 	switch {
-	case o.Events:
+	case o.Events || (o.F.JSON && !o.Stderr && !o.Raw):
 		name, copyFn = session.EventsFile, copyFrom
 	case o.Stderr:
 		name, copyFn = session.StderrFile, copyFrom
