@@ -19,11 +19,48 @@ import (
 type Config struct {
 	// MaxRecursionDepth is the deepest nesting of csa runs started by
 	// agents (CSA_DEPTH), 0 to 100.
-	MaxRecursionDepth int          `toml:"max_recursion_depth"`
-	Defaults          Defaults     `toml:"defaults"`
-	Tools             ToolsConfig  `toml:"tools"`
-	GC                GCConfig     `toml:"gc"`
-	Output            OutputConfig `toml:"output"`
+	MaxRecursionDepth int             `toml:"max_recursion_depth"`
+	Defaults          Defaults        `toml:"defaults"`
+	Tools             ToolsConfig     `toml:"tools"`
+	GC                GCConfig        `toml:"gc"`
+	Output            OutputConfig    `toml:"output"`
+	Resources         ResourcesConfig `toml:"resources"`
+}
+
+// ResourcesConfig is resource control for every run; tools override parts
+// of it in [tools.NAME.resources].
+type ResourcesConfig struct {
+	// EnforcementMode is Required (refuse to run without the preferred
+	// sandbox layer), BestEffort (use the best layer there is, warn once)
+	// or Off.
+	EnforcementMode string `toml:"enforcement_mode"`
+	// Sandbox is the preferred layer: auto (the best available), systemd,
+	// cgroup2, cgroup1, setrlimit or none.
+	Sandbox string `toml:"sandbox"`
+	// MemoryMaxMB limits a run's memory; 0 for no limit.
+	MemoryMaxMB int64 `toml:"memory_max_mb"`
+	// MemorySwapMaxMB limits a run's swap (cgroup layers only); 0 for none.
+	MemorySwapMaxMB int64 `toml:"memory_swap_max_mb"`
+	// PidsMax limits a run's processes; 0 for no limit.
+	PidsMax int64 `toml:"pids_max"`
+	// MinFreeMemoryMB is kept free on top of a tool's estimated need when
+	// deciding whether a run may start.
+	MinFreeMemoryMB int64 `toml:"min_free_memory_mb"`
+	// SampleInterval is how often memory is sampled where no cgroup keeps
+	// the peak.
+	SampleInterval Duration `toml:"sample_interval"`
+	// InitialEstimates is each tool's memory need in MB until it has a
+	// history of its own.
+	InitialEstimates map[string]int64 `toml:"initial_estimates"`
+}
+
+// ToolResources overrides [resources] for one tool; unset fields inherit.
+type ToolResources struct {
+	EnforcementMode *string `toml:"enforcement_mode"`
+	Sandbox         *string `toml:"sandbox"`
+	MemoryMaxMB     *int64  `toml:"memory_max_mb"`
+	MemorySwapMaxMB *int64  `toml:"memory_swap_max_mb"`
+	PidsMax         *int64  `toml:"pids_max"`
 }
 
 // Defaults holds the defaults of `csa run`.
@@ -61,6 +98,11 @@ type ToolConfig struct {
 	// Yolo lets the agent act without asking for approval, as a headless
 	// sub-agent must.
 	Yolo bool `toml:"yolo"`
+	// MaxConcurrent bounds how many runs of the tool may run at once on
+	// this machine; 0 for no bound.
+	MaxConcurrent int `toml:"max_concurrent"`
+	// Resources overrides [resources] for this tool.
+	Resources ToolResources `toml:"resources"`
 	// Env holds extra environment variables for the program.
 	Env map[string]string `toml:"env"`
 }
@@ -84,6 +126,13 @@ func Default() Config {
 		Defaults:          Defaults{KillGrace: Duration(5 * time.Second)},
 		GC:                GCConfig{MaxAgeDays: 30},
 		Output:            OutputConfig{MaxLogBytes: 1 << 30},
+		Resources: ResourcesConfig{
+			EnforcementMode: EnforceBestEffort, Sandbox: SandboxAuto, MinFreeMemoryMB: 512,
+			SampleInterval: Duration(500 * time.Millisecond),
+			// Recommended starting points (peak MB of one run) until a
+			// tool has a history of its own.
+			InitialEstimates: map[string]int64{ToolClaudeCode: 4096, ToolCodex: 4096, ToolOpencode: 1536, ToolGeminiCLI: 1024},
+		},
 	}
 	for _, t := range Tools() {
 		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true}
@@ -107,6 +156,48 @@ func (c *Config) Tool(name string) ToolConfig {
 	}
 	t.Env = maps.Clone(t.Env)
 	return t
+}
+
+// Enforcement modes and sandbox layers.
+const (
+	EnforceRequired   = "Required"
+	EnforceBestEffort = "BestEffort"
+	EnforceOff        = "Off"
+
+	SandboxAuto      = "auto"
+	SandboxSystemd   = "systemd"
+	SandboxCgroup2   = "cgroup2"
+	SandboxCgroup1   = "cgroup1"
+	SandboxSetrlimit = "setrlimit"
+	SandboxNone      = "none"
+)
+
+// ToolLimits is the resource control of one tool: [resources] with the
+// tool's overrides applied.
+func (c *Config) ToolLimits(name string) ResourcesConfig {
+	r := c.Resources
+	r.InitialEstimates = maps.Clone(r.InitialEstimates)
+	p := c.Tools.get(name)
+	if p == nil {
+		return r
+	}
+	o := p.Resources
+	if o.EnforcementMode != nil {
+		r.EnforcementMode = *o.EnforcementMode
+	}
+	if o.Sandbox != nil {
+		r.Sandbox = *o.Sandbox
+	}
+	if o.MemoryMaxMB != nil {
+		r.MemoryMaxMB = *o.MemoryMaxMB
+	}
+	if o.MemorySwapMaxMB != nil {
+		r.MemorySwapMaxMB = *o.MemorySwapMaxMB
+	}
+	if o.PidsMax != nil {
+		r.PidsMax = *o.PidsMax
+	}
+	return r
 }
 
 // get returns the table of the tool called name, or nil.

@@ -59,6 +59,9 @@ func toMap(v reflect.Value) any {
 		m := make(map[string]any, v.NumField())
 		for i := range v.NumField() {
 			if name := tagName(v.Type().Field(i)); name != "" {
+				if f := v.Field(i); f.Kind() == reflect.Pointer && f.IsNil() {
+					continue // an unset override
+				}
 				m[name] = toMap(v.Field(i))
 			}
 		}

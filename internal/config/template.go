@@ -50,6 +50,8 @@ func Template() string {
 		set(k+"model", help(`Model to ask for; "" for the tool's own default.`))
 		set(k+"effort", help(`Thinking or reasoning effort (e.g. "low", "high"); "" for the tool's own default.`))
 		set(k+"yolo", help("Let the agent act without asking for approval (headless runs need it)."))
+		set(k+"max_concurrent", help("How many runs of this tool may run at once on this machine; 0 for no bound."))
+		set(k+"resources", help(`Overrides of [resources] for this tool, e.g. { memory_max_mb = 3072, enforcement_mode = "Required" }.`))
 		set(k+"env", help(`Extra environment variables for the program, e.g. { FOO = "bar" }.`))
 	}
 	line("")
@@ -58,6 +60,21 @@ func Template() string {
 	line("")
 	line("[output]")
 	set("output.max_log_bytes", "Cap on the recorded output log of one session, in bytes (1 GiB).")
+	line("")
+	line("[resources]")
+	set("resources.enforcement_mode", "Required (refuse without the preferred sandbox layer), BestEffort (best available, warn once) or Off.")
+	set("resources.sandbox", "Preferred layer: auto, systemd, cgroup2, cgroup1, setrlimit or none.")
+	set("resources.memory_max_mb", "Memory limit of one run in MB; 0 for none.")
+	set("resources.memory_swap_max_mb", "Swap limit of one run in MB (cgroup layers only); 0 for none.")
+	set("resources.pids_max", "Process limit of one run; 0 for none.")
+	set("resources.min_free_memory_mb", "Memory to keep free on top of a tool's estimated need before starting it.")
+	set("resources.sample_interval", "How often memory is sampled where no cgroup records the peak.")
+	line("")
+	line("[resources.initial_estimates]")
+	line("# Memory (MB) a tool is assumed to need until it has a history of its own.")
+	for _, t := range Tools() {
+		set("resources.initial_estimates."+t.Name, "")
+	}
 	return b.String()
 }
 

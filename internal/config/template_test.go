@@ -24,7 +24,7 @@ func TestTemplateLoads(t *testing.T) {
 	}
 }
 
-var setting = regexp.MustCompile(`(?m)^# ([a-z_]+ = .*)$`)
+var setting = regexp.MustCompile(`(?m)^# ([a-z_-]+ = .*)$`)
 
 // TestTemplateComplete uncomments every setting of the template and checks
 // that the file still loads, gives the defaults, and sets every key.

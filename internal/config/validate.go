@@ -42,5 +42,61 @@ func (c *Config) validate() []problem {
 	if n := c.Output.MaxLogBytes; n < 1 {
 		bad(fmt.Sprintf("%d must be at least 1", n), "output", "max_log_bytes")
 	}
+	ps = append(ps, validateResources(c.Resources.EnforcementMode, c.Resources.Sandbox, "resources")...)
+	r := c.Resources
+	for k, v := range map[string]int64{"memory_max_mb": r.MemoryMaxMB, "memory_swap_max_mb": r.MemorySwapMaxMB, "pids_max": r.PidsMax, "min_free_memory_mb": r.MinFreeMemoryMB} {
+		if v < 0 {
+			bad(fmt.Sprintf("%d cannot be negative (0 for none)", v), "resources", k)
+		}
+	}
+	if r.SampleInterval < 0 {
+		bad("must be a positive duration", "resources", "sample_interval")
+	}
+	for k, v := range r.InitialEstimates {
+		if _, ok := LookupTool(k); !ok {
+			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", k, strings.Join(ToolNames(), ", ")), "resources", "initial_estimates", k)
+		} else if v <= 0 {
+			bad(fmt.Sprintf("%d must be positive", v), "resources", "initial_estimates", k)
+		}
+	}
+	for _, t := range Tools() {
+		tc := c.Tools.get(t.Name)
+		if tc.MaxConcurrent < 0 {
+			bad(fmt.Sprintf("%d cannot be negative (0 for no bound)", tc.MaxConcurrent), "tools", t.Name, "max_concurrent")
+		}
+		o := tc.Resources
+		mode, sandbox := "", ""
+		if o.EnforcementMode != nil {
+			mode = *o.EnforcementMode
+		}
+		if o.Sandbox != nil {
+			sandbox = *o.Sandbox
+		}
+		ps = append(ps, validateResources(mode, sandbox, "tools", t.Name, "resources")...)
+		for k, v := range map[string]*int64{"memory_max_mb": o.MemoryMaxMB, "memory_swap_max_mb": o.MemorySwapMaxMB, "pids_max": o.PidsMax} {
+			if v != nil && *v < 0 {
+				bad(fmt.Sprintf("%d cannot be negative (0 for none)", *v), "tools", t.Name, "resources", k)
+			}
+		}
+	}
+	return ps
+}
+
+// validateResources checks an enforcement mode and a sandbox layer ("" is
+// unset and fine).
+func validateResources(mode, sandbox string, key ...string) []problem {
+	var ps []problem
+	switch mode {
+	case "", EnforceRequired, EnforceBestEffort, EnforceOff:
+	default:
+		ps = append(ps, problem{KindValue, append(key[:len(key):len(key)], "enforcement_mode"),
+			fmt.Sprintf("%q is not one of Required, BestEffort, Off", mode)})
+	}
+	switch sandbox {
+	case "", SandboxAuto, SandboxSystemd, SandboxCgroup2, SandboxCgroup1, SandboxSetrlimit, SandboxNone:
+	default:
+		ps = append(ps, problem{KindValue, append(key[:len(key):len(key)], "sandbox"),
+			fmt.Sprintf("%q is not one of auto, systemd, cgroup2, cgroup1, setrlimit, none", sandbox)})
+	}
 	return ps
 }
