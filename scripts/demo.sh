@@ -16,7 +16,7 @@ mkdir -p "$work/project"
 cd "$work/project"
 git init -q .
 
-csa dev model-server --script "$root/scripts/demo.toml" --log "$work/model-requests.jsonl" \
+csa-model-server --script "$root/scripts/demo.toml" --log "$work/model-requests.jsonl" \
 	--url-file "$work/url" >/dev/null 2>"$work/model-server.log" &
 server=$!
 for _ in $(seq 100); do [[ -s $work/url ]] && break; sleep 0.05; done

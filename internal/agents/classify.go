@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -16,19 +17,25 @@ const (
 	FailCrashed     = "crashed"
 )
 
-// classRules are tried in order on the program's own error text; quota is
-// checked before rate limits because quota errors often carry a 429 too.
-var classRules = []struct {
+type classRule struct {
 	class string
 	re    *regexp.Regexp
-}{
-	// Gemini CLI names its own verdict on a 429.
-	{FailRateLimited, regexp.MustCompile(`RetryableQuotaError`)},
-	{FailQuota, regexp.MustCompile(`TerminalQuotaError`)},
-	{FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
-	{FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
-	{FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
 }
+
+// classRules are tried in order on the program's own error text; quota is
+// checked before rate limits because quota errors often carry a 429 too.
+// They are compiled on first use: most runs never fail, and every csa
+// command would otherwise pay for the compilation at start.
+var classRules = sync.OnceValue(func() []classRule {
+	return []classRule{
+		// Gemini CLI names its own verdict on a 429.
+		{FailRateLimited, regexp.MustCompile(`RetryableQuotaError`)},
+		{FailQuota, regexp.MustCompile(`TerminalQuotaError`)},
+		{FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
+		{FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
+		{FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
+	}
+})
 
 // ClassifyStatus classifies by the provider's HTTP status when the program
 // reported one, and by its error text otherwise.
@@ -39,7 +46,7 @@ func ClassifyStatus(status int, evidence string, exit int) *session.Failure {
 	}
 	switch status {
 	case 429:
-		if classRules[1].re.MatchString(evidence) || classRules[2].re.MatchString(evidence) {
+		if rules := classRules(); rules[1].re.MatchString(evidence) || rules[2].re.MatchString(evidence) {
 			return &session.Failure{Class: FailQuota, Message: msg}
 		}
 		return &session.Failure{Class: FailRateLimited, Message: msg}
@@ -56,7 +63,7 @@ func ClassifyStatus(status int, evidence string, exit int) *session.Failure {
 // Classify names why a run failed from the error text the program gave.
 func Classify(evidence string, exit int) *session.Failure {
 	msg := lastMeaningful(evidence)
-	for _, r := range classRules {
+	for _, r := range classRules() {
 		if r.re.MatchString(evidence) {
 			return &session.Failure{Class: r.class, Message: msg}
 		}

@@ -94,7 +94,7 @@ func (p *claudeParser) Feed(line []byte) []Event {
 		for _, c := range l.Message.Content {
 			switch c.Type {
 			case "text":
-				p.lastText = c.Text
+				p.lastText = tail(c.Text)
 				evs = append(evs, Event{EvText, Text{Text: c.Text}})
 			case "thinking":
 				evs = append(evs, Event{EvThought, Text{Text: c.Thinking}})
@@ -117,7 +117,7 @@ func (p *claudeParser) Feed(line []byte) []Event {
 			evs = append(evs, p.addUsage(l.Usage.InputTokens, l.Usage.OutputTokens, l.Usage.CacheReadInputTokens))
 		}
 		if l.Result != nil {
-			p.result = *l.Result
+			p.result = tail(*l.Result)
 		}
 		if l.IsError || (l.Subtype != "" && l.Subtype != "success") {
 			p.failed = true

@@ -108,7 +108,7 @@ func (p *codexParser) item(it *codexItem) []Event {
 	}
 	switch it.Type {
 	case "agent_message", "assistant_message":
-		p.last = it.Text
+		p.last = tail(it.Text)
 		return []Event{{EvText, Text{Text: it.Text}}}
 	case "reasoning":
 		return []Event{{EvThought, Text{Text: it.Text}}}

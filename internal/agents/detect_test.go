@@ -49,11 +49,14 @@ func startAs(t *testing.T, name, target string, args ...string) int {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	// Wait (bounded) until the child has exec'd and shows its new name.
+	// Wait (bounded) until the child has exec'd and shows its new name and
+	// arguments: during execve the kernel sets comm before the new argument
+	// pages, so cmdline may briefly read empty.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "comm"))
-		if string(b) == name+"\n" || time.Now().After(deadline) {
+		c, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "cmdline"))
+		if (string(b) == name+"\n" && len(c) > 0) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -74,28 +75,52 @@ type stream struct {
 	unparsed  int
 }
 
+const maxErrors = 32
+
 // maxUnparsedEvents bounds the events recorded for a program that prints
 // non-JSON (binary, gigabytes of text); the log keeps every byte anyway.
 const maxUnparsedEvents = 20
 
-// decode unmarshals a JSON line into v, or records it as unparsed.
+// decode unmarshals a JSON line into v, or records it as unparsed. Lines
+// that cannot be a JSON object are not handed to the decoder at all: a
+// program flooding plain text must cost little.
 func (s *stream) decode(line []byte, v any) ([]Event, bool) {
-	trimmed := strings.TrimSpace(string(line))
-	if trimmed == "" {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
 		return nil, false
 	}
-	if err := json.Unmarshal([]byte(trimmed), v); err != nil {
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, v) != nil {
 		s.unparsed++
 		if s.unparsed > maxUnparsedEvents {
 			return nil, false
 		}
-		p := trimmed
-		if len(p) > 80 {
-			p = p[:80]
-		}
-		return []Event{{EvUnparsed, Unparsed{Bytes: len(line), Prefix: strings.ToValidUTF8(p, "?")}}}, false
+		p := trimmed[:min(len(trimmed), 80)]
+		return []Event{{EvUnparsed, Unparsed{Bytes: len(line), Prefix: strings.ToValidUTF8(string(p), "?")}}}, false
 	}
 	return nil, true
+}
+
+// MaxResult bounds the answer kept in memory and in the state file; the
+// whole output is in the log.
+const MaxResult = 64 * 1024
+
+// tail keeps the last MaxResult bytes of s, on a UTF-8 boundary.
+func tail(s string) string {
+	if len(s) <= MaxResult {
+		return s
+	}
+	return strings.ToValidUTF8(s[len(s)-MaxResult:], "")
+}
+
+// appendTail appends t to b and keeps only its last MaxResult bytes.
+func appendTail(b *strings.Builder, t string) {
+	if b.Len()+len(t) <= 2*MaxResult {
+		b.WriteString(t)
+		return
+	}
+	keep := tail(b.String() + t)
+	b.Reset()
+	b.WriteString(keep)
 }
 
 func (s *stream) setSession(id, model string) []Event {
@@ -121,7 +146,10 @@ func (s *stream) addError(msg string) Event { return s.addErrorStatus(msg, 0) }
 // addErrorStatus records an error with the provider's HTTP status, the
 // most reliable evidence for classifying it.
 func (s *stream) addErrorStatus(msg string, status int) Event {
-	s.errors = append(s.errors, msg)
+	if len(s.errors) >= maxErrors { // a program repeating an error must not grow memory
+		s.errors = append(s.errors[:0], s.errors[len(s.errors)-maxErrors/2:]...)
+	}
+	s.errors = append(s.errors, clip(msg))
 	if status != 0 {
 		s.status = status
 	}
@@ -132,6 +160,7 @@ func (s *stream) addErrorStatus(msg string, status int) Event {
 // reported error is classified; a clean exit without an answer is
 // no_result.
 func (s *stream) finish(result string, exit int, stderr string, failed bool) Outcome {
+	result = tail(result)
 	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Usage: s.usage}
 	evidence := strings.Join(append(append([]string(nil), s.errors...), stderr), "\n")
 	switch {

@@ -79,7 +79,7 @@ func (p *geminiParser) Feed(line []byte) []Event {
 		if l.Role != "assistant" {
 			break
 		}
-		p.answer.WriteString(l.Content)
+		appendTail(&p.answer, l.Content)
 		evs = append(evs, Event{EvText, Text{Text: l.Content, Delta: l.Delta}})
 	case "tool_use":
 		// The answer is what the model says after its last tool.

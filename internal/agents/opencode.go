@@ -56,7 +56,7 @@ type opencodeLine struct {
 type opencodeParser struct {
 	stream
 	step   strings.Builder // text of the current step
-	answer string          // text of the last step that said anything
+	answer string          // text of the last finished step that said anything
 	failed bool
 }
 
@@ -70,11 +70,13 @@ func (p *opencodeParser) Feed(line []byte) []Event {
 	part := l.Part
 	switch l.Type {
 	case "step_start":
+		if p.step.Len() > 0 {
+			p.answer = p.step.String()
+		}
 		p.step.Reset()
 	case "text":
 		if part != nil {
-			p.step.WriteString(part.Text)
-			p.answer = p.step.String()
+			appendTail(&p.step, part.Text)
 			evs = append(evs, Event{EvText, Text{Text: part.Text}})
 		}
 	case "reasoning":
@@ -128,6 +130,9 @@ func opencodeError(raw json.RawMessage) (string, int) {
 
 func (p *opencodeParser) Finish(exit int, stderr string) Outcome {
 	result := p.answer
+	if p.step.Len() > 0 {
+		result = p.step.String()
+	}
 	if p.failed {
 		result = ""
 	}

@@ -1,0 +1,206 @@
+package resource
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/lock"
+)
+
+// HistoryWindow is how many peak-memory records are kept per tool; older
+// ones are dropped first.
+const HistoryWindow = 20
+
+// statsLockTimeout bounds how long Record waits for another writer.
+const statsLockTimeout = 5 * time.Second
+
+// Stats is the usage-statistics file of one project: the last
+// HistoryWindow peak-memory records (MB) of each tool, as
+//
+//	[history]
+//	codex = [2048, 2304, 2176]
+//
+// Writers take an exclusive flock on path+".lock", read, modify and replace
+// the file atomically, so concurrent runs lose no record. Readers need no
+// lock: they see the old file or the new one. A truncated or corrupt file
+// is not an error that stops a run: whatever can be salvaged is kept, a
+// warning is returned and the next Record writes a good file.
+type Stats struct {
+	path        string
+	lockTimeout time.Duration
+}
+
+// statsFile is the on-disk form.
+type statsFile struct {
+	History map[string][]int64 `toml:"history"`
+}
+
+// OpenStats returns the statistics kept at path (usually usage_stats.toml
+// in the project's state directory). Nothing is read or created until
+// History or Record.
+func OpenStats(path string) *Stats {
+	return &Stats{path: path, lockTimeout: statsLockTimeout}
+}
+
+// WithLockTimeout sets how long Record waits for the lock (default 5 s).
+func (s *Stats) WithLockTimeout(d time.Duration) *Stats {
+	s.lockTimeout = d
+	return s
+}
+
+// Path is the statistics file.
+func (s *Stats) Path() string { return s.path }
+
+// History returns tool's records, oldest first. A missing file is an empty
+// history; a damaged one yields what could be salvaged and a warning (the
+// file is rewritten by the next Record, not here).
+func (s *Stats) History(tool string) (history []int64, warning string, err error) {
+	if tool == "" {
+		return nil, "", errors.New("usage statistics: empty tool name")
+	}
+	all, warning, err := s.read()
+	if err != nil {
+		return nil, "", err
+	}
+	return all[tool], warning, nil
+}
+
+// Record appends peakMB to tool's history, dropping the oldest records
+// beyond HistoryWindow. It waits at most the lock timeout for other
+// writers. If the file was damaged it is regenerated and the warning says
+// so.
+func (s *Stats) Record(tool string, peakMB int64) (warning string, err error) {
+	if tool == "" {
+		return "", errors.New("record usage: empty tool name")
+	}
+	if peakMB <= 0 {
+		return "", fmt.Errorf("record usage of %s: peak %d MB is not a measurement", tool, peakMB)
+	}
+	if err := fsutil.MkdirPrivate(filepath.Dir(s.path)); err != nil {
+		return "", fmt.Errorf("record usage of %s: %w", tool, err)
+	}
+	l := lock.New(s.path + ".lock")
+	if err := l.LockTimeout(context.Background(), s.lockTimeout); err != nil {
+		return "", fmt.Errorf("record usage of %s: usage statistics busy: %w", tool, err)
+	}
+	defer l.Unlock()
+
+	all, warning, err := s.read()
+	if err != nil {
+		return "", fmt.Errorf("record usage of %s: %w", tool, err)
+	}
+	if all == nil {
+		all = map[string][]int64{}
+	}
+	all[tool] = statsTrim(append(all[tool], peakMB))
+	data, err := toml.Marshal(statsFile{History: all})
+	if err != nil {
+		return warning, fmt.Errorf("record usage of %s: encode: %w", tool, err)
+	}
+	if err := fsutil.WriteFileAtomic(s.path, data); err != nil {
+		return warning, fmt.Errorf("record usage of %s: %w", tool, err)
+	}
+	return warning, nil
+}
+
+// read loads every tool's history. Only I/O failures other than a missing
+// file are errors; damage is repaired in memory and reported as a warning.
+func (s *Stats) read() (map[string][]int64, string, error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]int64{}, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("usage statistics: %w", err)
+	}
+	var f statsFile
+	var damage string
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		damage = "empty (truncated)"
+	default:
+		if err := toml.Unmarshal(data, &f); err != nil {
+			damage = statsFirstLine(err.Error())
+			f.History = statsSalvage(data)
+		} else if f.History == nil {
+			damage = "no [history] table"
+		}
+	}
+	if f.History == nil {
+		f.History = map[string][]int64{}
+	}
+	dropped := 0
+	for tool, h := range f.History {
+		good := h[:0:0]
+		for _, v := range h {
+			if v > 0 {
+				good = append(good, v)
+			} else {
+				dropped++
+			}
+		}
+		f.History[tool] = statsTrim(good)
+	}
+	if dropped > 0 && damage == "" {
+		damage = fmt.Sprintf("%d non-positive records", dropped)
+	}
+	if damage == "" {
+		return f.History, "", nil
+	}
+	n := 0
+	for _, h := range f.History {
+		n += len(h)
+	}
+	return f.History, fmt.Sprintf("usage statistics %s were damaged (%s); regenerated keeping %d records of %d tools",
+		s.path, damage, n, len(f.History)), nil
+}
+
+// statsSalvage keeps every line of the [history] table that still parses
+// on its own (the encoder writes one tool per line), so a file cut off in
+// the middle loses only the tool it was cut in.
+func statsSalvage(data []byte) map[string][]int64 {
+	out := map[string][]int64{}
+	inHistory := false
+	for _, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && !strings.Contains(t, "=") {
+			inHistory = t == "[history]"
+			continue
+		}
+		if !inHistory || t == "" {
+			continue
+		}
+		var m map[string][]int64
+		if toml.Unmarshal([]byte(t), &m) != nil {
+			continue
+		}
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// statsTrim keeps the newest HistoryWindow records.
+func statsTrim(h []int64) []int64 {
+	if len(h) > HistoryWindow {
+		return append([]int64(nil), h[len(h)-HistoryWindow:]...)
+	}
+	return h
+}
+
+func statsFirstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
