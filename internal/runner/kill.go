@@ -18,7 +18,9 @@ import (
 // as they are. It returns the final states.
 func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Duration, reason string) ([]*session.State, error) {
 	var errs []error
-	live := make([]string, 0, len(ids))
+	live := make([]*session.State, 0, len(ids))
+	// Every request is in place before the first signal: a parent whose
+	// child dies first must already know that it is being killed too.
 	for _, id := range ids {
 		st, err := store.Load(id)
 		if err != nil {
@@ -32,16 +34,20 @@ func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Du
 			errs = append(errs, err)
 			continue
 		}
-		signal(store, st, syscall.SIGTERM)
-		live = append(live, id)
+		live = append(live, st)
 	}
-	waitEnded(ctx, store, live, grace)
-	for _, id := range live {
+	liveIDs := make([]string, len(live))
+	for i, st := range live {
+		signal(store, st, syscall.SIGTERM)
+		liveIDs[i] = st.ID
+	}
+	waitEnded(ctx, store, liveIDs, grace)
+	for _, id := range liveIDs {
 		if st, err := store.Load(id); err == nil && !st.Status.Ended() {
 			signal(store, st, syscall.SIGKILL)
 		}
 	}
-	waitEnded(ctx, store, live, 3*time.Second)
+	waitEnded(ctx, store, liveIDs, 3*time.Second)
 	out := make([]*session.State, 0, len(ids))
 	for _, id := range ids {
 		st, err := store.Load(id)
