@@ -18,7 +18,14 @@ const (
 // WriteFileAtomic writes data to a temporary file in the same directory,
 // fsyncs it and renames it over path, so readers see the old or the new
 // content, never a torn one, even across a crash.
-func WriteFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error { return writeReplace(path, data, true) }
+
+// WriteFileReplace is WriteFileAtomic without the fsync: readers still
+// never see a torn file, but a crash of the machine may lose the write.
+// For files that are only useful while the machine runs anyway.
+func WriteFileReplace(path string, data []byte) error { return writeReplace(path, data, false) }
+
+func writeReplace(path string, data []byte, sync bool) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -36,8 +43,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)

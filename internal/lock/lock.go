@@ -26,6 +26,10 @@ func New(path string) *Lock {
 	return &Lock{f: flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))}
 }
 
+// NewDir returns an unlocked lock on an existing directory (flock works on
+// directories too).
+func NewDir(dir string) *Lock { return &Lock{f: flock.New(dir, flock.SetFlag(os.O_RDONLY))} }
+
 // TryLock takes the lock if it is free and reports whether it did.
 func (l *Lock) TryLock() (bool, error) {
 	ok, err := l.f.TryLock()

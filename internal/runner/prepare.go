@@ -149,8 +149,10 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached,
 	}
+	// The prompt and spec serve this run only: no fsync. The state is
+	// the record that must survive a crash.
 	err := errors.Join(
-		fsutil.WriteFileAtomic(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)),
+		fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)),
 		saveSpec(store, sp),
 		store.Save(st),
 	)

@@ -14,7 +14,7 @@ import (
 // by line to the adapter's parser.
 type pump struct {
 	src      *os.File
-	log      *os.File
+	log      io.Writer
 	live     io.Writer
 	maxLog   int64
 	lines    func([]byte) // nil for stderr

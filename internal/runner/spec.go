@@ -42,7 +42,7 @@ func saveSpec(store *session.Store, sp *Spec) error {
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(store.Path(sp.SessionID, specFile), data)
+	return fsutil.WriteFileReplace(store.Path(sp.SessionID, specFile), data)
 }
 
 // LoadSpec reads the spec a parent saved for a detached supervisor.

@@ -324,18 +324,37 @@ func (s *Supervisor) killRequested(id string) string {
 	return "killed by csa kill"
 }
 
-func (s *Supervisor) openLogs(id string) (out, errf *os.File, err error) {
-	open := func(name string) (*os.File, error) {
-		return os.OpenFile(s.Store.Path(id, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	}
-	if out, err = open(session.OutputFile); err != nil {
+func (s *Supervisor) openLogs(id string) (out *os.File, errf *lazyFile, err error) {
+	out, err = os.OpenFile(s.Store.Path(id, session.OutputFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
 		return nil, nil, err
 	}
-	if errf, err = open(session.StderrFile); err != nil {
-		out.Close()
-		return nil, nil, err
+	return out, &lazyFile{path: s.Store.Path(id, session.StderrFile)}, nil
+}
+
+// lazyFile is created on its first write: most programs print nothing on
+// stderr, and every file created costs a run time.
+type lazyFile struct {
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(b []byte) (int, error) {
+	if l.f == nil && l.err == nil {
+		l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	}
-	return out, errf, nil
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.f.Write(b)
+}
+
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 // stdinReader avoids handing exec a typed nil, which it would treat as a

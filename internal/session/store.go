@@ -28,7 +28,6 @@ const (
 	EventsFile     = "events.jsonl"
 	PromptFile     = "prompt.txt"
 	SupervisorLock = "supervisor.lock" // held by the supervising csa for the whole run
-	stateLock      = "state.lock"      // guards read-modify-write of state.toml
 	KillRequest    = "kill.request"    // written by `csa kill` before it signals
 )
 
@@ -119,7 +118,9 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*State) error) (*
 	if _, err := os.Stat(s.Dir(id)); err != nil {
 		return nil, &NotFoundError{Prefix: id}
 	}
-	l := lock.New(s.Path(id, stateLock))
+	// The session directory itself is the state lock: one file fewer to
+	// create per run.
+	l := lock.NewDir(s.Dir(id))
 	if err := l.LockTimeout(ctx, lockTimeout); err != nil {
 		return nil, fmt.Errorf("update session %s: %w", id, err)
 	}
