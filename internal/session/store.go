@@ -155,15 +155,34 @@ func (s *Store) IDs() ([]string, error) {
 	}
 	ids := names[:0]
 	for _, n := range names {
-		if len(n) == IDLen {
-			if up, err := NormalizePrefix(n); err == nil && up == n {
-				ids = append(ids, n)
-			}
+		if isID(n) {
+			ids = append(ids, n)
 		}
 	}
 	sort.Strings(ids)
 	return ids, nil
 }
+
+// isID reports whether a directory name is a full upper-case ULID: a
+// table lookup per byte, since a store may hold tens of thousands.
+func isID(n string) bool {
+	if len(n) != IDLen || n[0] > '7' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !idByte[n[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var idByte = func() (t [256]bool) {
+	for i := 0; i < len(crockford); i++ {
+		t[crockford[i]] = true
+	}
+	return t
+}()
 
 // Resolve turns a case-insensitive unique prefix into a full id.
 func (s *Store) Resolve(prefix string) (string, error) {
@@ -177,15 +196,22 @@ func (s *Store) Resolve(prefix string) (string, error) {
 		}
 		return p, nil
 	}
-	ids, err := s.IDs()
+	f, err := os.Open(s.dir)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("list sessions: %w", err)
 	}
-	i := sort.SearchStrings(ids, p)
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return "", fmt.Errorf("list sessions: %w", err)
+	}
 	var match []string
-	for ; i < len(ids) && strings.HasPrefix(ids[i], p); i++ {
-		match = append(match, ids[i])
+	for _, n := range names {
+		if strings.HasPrefix(n, p) && isID(n) {
+			match = append(match, n)
+		}
 	}
+	sort.Strings(match)
 	switch len(match) {
 	case 0:
 		return "", &NotFoundError{Prefix: prefix}

@@ -57,9 +57,17 @@ type Row struct {
 	Children    []*Row         `json:"children,omitempty"`
 }
 
-func newRow(st *session.State, now time.Time) *Row {
+func newRow(st *session.Summary, now time.Time) *Row {
+	dur := time.Duration(0)
+	switch {
+	case st.StartedAt.IsZero():
+	case st.EndedAt.IsZero():
+		dur = now.Sub(st.StartedAt)
+	default:
+		dur = st.EndedAt.Sub(st.StartedAt)
+	}
 	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
-		ProjectRoot: st.ProjectRoot, DurationMS: st.Duration(now).Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason}
+		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason}
 	if !st.StartedAt.IsZero() {
 		r.StartedAt = &st.StartedAt
 	}
@@ -96,7 +104,7 @@ func Run(o *Options) error {
 
 // load reads the sessions and settles the liveness of running ones; broken
 // records are reported on stderr and skipped (csa gc removes them).
-func (o *Options) load() ([]*session.State, error) {
+func (o *Options) load() ([]*session.Summary, error) {
 	var stores []*session.Store
 	if o.All {
 		all, err := o.F.AllStores()
@@ -111,10 +119,10 @@ func (o *Options) load() ([]*session.State, error) {
 		}
 		stores = append(stores, s)
 	}
-	var out []*session.State
+	var out []*session.Summary
 	broken := 0
 	for _, s := range stores {
-		ents, err := s.List()
+		ents, err := s.Summaries()
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +131,16 @@ func (o *Options) load() ([]*session.State, error) {
 				broken++
 				continue
 			}
-			out = append(out, runner.Reconcile(context.Background(), s, e.State, o.F.Now()))
+			sum := e.Summary
+			if !sum.Status.Ended() {
+				// Only a live session can have lost its supervisor.
+				if st, err := s.Load(sum.ID); err == nil {
+					st = runner.Reconcile(context.Background(), s, st, o.F.Now())
+					v := st.Summarize()
+					sum = &v
+				}
+			}
+			out = append(out, sum)
 		}
 	}
 	if broken > 0 {

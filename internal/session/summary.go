@@ -1,0 +1,151 @@
+package session
+
+import (
+	"bytes"
+	"encoding/gob"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/csa-dev/csa/internal/fsutil"
+)
+
+// Summary is what listings need of a state: small, and cached.
+type Summary struct {
+	ID          string
+	Tool        string
+	Model       string
+	Status      Status
+	ProjectRoot string
+	Depth       int
+	ParentID    string
+	CreatedAt   time.Time
+	StartedAt   time.Time
+	EndedAt     time.Time
+	ExitCode    *int
+	Reason      string
+}
+
+// Summarize extracts the listing fields of a state.
+func (st *State) Summarize() Summary {
+	return Summary{ID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ProjectRoot: st.ProjectRoot,
+		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
+		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason}
+}
+
+// SummaryEntry is one listed session: its summary, or why it could not be
+// read.
+type SummaryEntry struct {
+	ID      string
+	Summary *Summary
+	Err     error
+}
+
+// summaryCache maps a session to its summary and the identity (size and
+// modification time) of the state file it was taken from.
+type summaryCache map[string]cachedSummary
+
+type cachedSummary struct {
+	Ino, Size, ModNano int64
+	Summary            Summary
+}
+
+// identity is what changes whenever a state file is replaced: every save
+// renames a new inode over it.
+func identity(fi os.FileInfo) (ino, size, mod int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = int64(st.Ino)
+	}
+	return ino, fi.Size(), fi.ModTime().UnixNano()
+}
+
+// cacheFile lives beside the sessions directory; it is only a cache: the
+// state files stay the truth, and a stale or broken cache is rebuilt.
+func (s *Store) cacheFile() string { return filepath.Join(filepath.Dir(s.dir), "summaries.cache") }
+
+// Summaries lists every session's summary. A state file whose size and
+// modification time match the cache is not decoded again, which keeps a
+// listing of tens of thousands of sessions fast.
+func (s *Store) Summaries() ([]SummaryEntry, error) {
+	ids, err := s.IDs()
+	if err != nil {
+		return nil, err
+	}
+	cache := s.loadCache()
+	out := make([]SummaryEntry, len(ids))
+	fresh := make([]*cachedSummary, len(ids))
+	workers := runtime.GOMAXPROCS(0)
+	if len(ids) < 64 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(ids); i += workers {
+				out[i], fresh[i] = s.summarize(ids[i], cache)
+			}
+		}(w)
+	}
+	wg.Wait()
+	changed := len(cache) != len(ids)
+	next := make(summaryCache, len(ids))
+	for i, id := range ids {
+		if fresh[i] != nil {
+			if old, ok := cache[id]; !ok || old != *fresh[i] {
+				changed = true
+			}
+			next[id] = *fresh[i]
+		}
+	}
+	if changed {
+		s.saveCache(next)
+	}
+	return out, nil
+}
+
+func (s *Store) summarize(id string, cache summaryCache) (SummaryEntry, *cachedSummary) {
+	fi, err := os.Stat(s.Path(id, StateFile))
+	var ino, size, mod int64
+	if err == nil {
+		ino, size, mod = identity(fi)
+		if c, ok := cache[id]; ok && c.Ino == ino && c.Size == size && c.ModNano == mod {
+			sum := c.Summary
+			return SummaryEntry{ID: id, Summary: &sum}, &c
+		}
+	}
+	st, err := s.Load(id)
+	if err != nil {
+		return SummaryEntry{ID: id, Err: err}, nil
+	}
+	sum := st.Summarize()
+	e := SummaryEntry{ID: id, Summary: &sum}
+	if fi == nil || st.Status == Pending || st.Status == Running {
+		// Live states change under our feet; they are cheap to re-read.
+		return e, nil
+	}
+	return e, &cachedSummary{Ino: ino, Size: size, ModNano: mod, Summary: sum}
+}
+
+func (s *Store) loadCache() summaryCache {
+	b, err := os.ReadFile(s.cacheFile())
+	if err != nil {
+		return summaryCache{}
+	}
+	var c summaryCache
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil {
+		return summaryCache{}
+	}
+	return c
+}
+
+func (s *Store) saveCache(c summaryCache) {
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(c) == nil {
+		fsutil.WriteFileReplace(s.cacheFile(), buf.Bytes())
+	}
+}
