@@ -107,9 +107,8 @@ func slotsLog(path, line string) error {
 type slotsProc struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	out   *bufio.Reader
-	done  chan error
-	buf   *bytes.Buffer // stderr
+	lines chan string // its stdout
+	done  chan error  // its exit, with its output if it failed
 }
 
 // slotsStart starts a helper in mode with CSA_RESOURCE_SLOTS_<k>=<v> for
@@ -117,7 +116,8 @@ type slotsProc struct {
 func slotsStart(t *testing.T, mode string, vars []string, extra ...*os.File) *slotsProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSlotsHelperProcess$")
-	cmd.Env = append(os.Environ(), slotsHelperEnv+"="+mode)
+	// No 1 s race-detector pause at exit: the tests wait for helpers.
+	cmd.Env = append(os.Environ(), slotsHelperEnv+"="+mode, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	for _, v := range vars {
 		cmd.Env = append(cmd.Env, "CSA_RESOURCE_SLOTS_"+v)
 	}
@@ -135,16 +135,25 @@ func slotsStart(t *testing.T, mode string, vars []string, extra ...*os.File) *sl
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &slotsProc{cmd: cmd, stdin: stdin, out: bufio.NewReader(out), done: make(chan error, 1), buf: &stderr}
+	p := &slotsProc{cmd: cmd, stdin: stdin, lines: make(chan string, 16), done: make(chan error, 1)}
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.done
 	})
 	go func() {
-		rest, _ := io.ReadAll(p.out) // drain before Wait closes the pipe
+		var all []string
+		sc := bufio.NewScanner(out)
+		for sc.Scan() { // to EOF before Wait closes the pipe
+			all = append(all, sc.Text())
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
 		err := cmd.Wait()
-		if err != nil || bytes.Contains(rest, []byte("error:")) {
-			err = fmt.Errorf("%v: %s %s", err, rest, stderr.String())
+		text := strings.Join(all, "\n")
+		if err != nil || strings.Contains(text, "error:") {
+			err = fmt.Errorf("%v: %s %s", err, text, stderr.String())
 		}
 		p.done <- err
 	}()
@@ -154,18 +163,16 @@ func slotsStart(t *testing.T, mode string, vars []string, extra ...*os.File) *sl
 // ready waits for the helper's "ready" line and returns its fields.
 func (p *slotsProc) ready(t *testing.T) []string {
 	t.Helper()
-	line := make(chan string, 1)
-	go func() {
-		s, _ := p.out.ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
 	select {
-	case s := <-line:
+	case s := <-p.lines:
 		f := strings.Fields(s)
 		if len(f) == 0 || f[0] != "ready" {
 			t.Fatalf("slot helper said %q", s)
 		}
 		return f
+	case err := <-p.done:
+		p.done <- err
+		t.Fatalf("slot helper exited before it was ready: %v", err)
 	case <-time.After(time.Minute):
 		t.Fatal("slot helper did not report ready")
 	}
