@@ -131,7 +131,7 @@ func (s *Stats) read() (map[string][]int64, string, error) {
 		if err := toml.Unmarshal(data, &f); err != nil {
 			damage = statsFirstLine(err.Error())
 			f.History = statsSalvage(data)
-		} else if f.History == nil {
+		} else if f.History == nil && !statsHasHistoryTable(data) {
 			damage = "no [history] table"
 		}
 	}
@@ -188,6 +188,16 @@ func statsSalvage(data []byte) map[string][]int64 {
 		}
 	}
 	return out
+}
+
+// statsHasHistoryTable tells an empty [history] table (fine) from none.
+func statsHasHistoryTable(data []byte) bool {
+	var raw map[string]any
+	if toml.Unmarshal(data, &raw) != nil {
+		return false
+	}
+	_, ok := raw["history"]
+	return ok
 }
 
 // statsTrim keeps the newest HistoryWindow records.

@@ -193,6 +193,18 @@ func TestStatsDamagedFileRegenerated(t *testing.T) {
 	}
 }
 
+func TestStatsEmptyHistoryTableIsNoDamage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage_stats.toml")
+	for _, content := range []string{"[history]\n", "[history]\ncodex = []\n"} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if h := statsHistory(t, resource.OpenStats(path), "codex"); len(h) != 0 {
+			t.Errorf("history of %q = %v, want none", content, h)
+		}
+	}
+}
+
 func TestStatsOverlongHistoryTrimmed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage_stats.toml")
 	var vals []string
