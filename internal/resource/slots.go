@@ -76,8 +76,9 @@ func (sl *Slot) Release() error {
 }
 
 // AdoptSlot takes over a slot whose descriptor was inherited as fd (for
-// ExtraFiles[0] that is 3). It fails if fd does not hold an exclusive
-// flock.
+// ExtraFiles[0] that is 3). It re-asserts the lock, which is a no-op on the
+// inherited open file and fails if the file is locked through another one,
+// i.e. if fd is not the slot's lock.
 func AdoptSlot(fd uintptr, tool string, index int) (*Slot, error) {
 	if err := slotsCheckTool(tool); err != nil {
 		return nil, err
