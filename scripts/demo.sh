@@ -35,6 +35,6 @@ echo
 echo "== csa ps --tree"
 csa ps --tree
 echo
-reviewer=$(csa ps --json | grep -B4 '"depth": 1' | grep '"id"' | cut -d'"' -f4)
+reviewer=$(csa ps --json | grep '"depth":1' | cut -d'"' -f4)
 echo "== csa logs $reviewer (the reviewer's answer)"
 csa logs "$reviewer"

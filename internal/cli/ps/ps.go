@@ -5,6 +5,7 @@ package ps
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,6 +80,9 @@ func newRow(st *session.Summary, now time.Time) *Row {
 
 // Run lists the sessions.
 func Run(o *Options) error {
+	// A listing allocates a few megabytes and exits: collecting garbage
+	// on the way would be most of its time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	states, err := o.load()
 	if err != nil {
 		return err
@@ -92,7 +96,7 @@ func Run(o *Options) error {
 		rows = tree(rows)
 	}
 	if o.F.JSON {
-		return o.F.IO.PrintJSON(rows)
+		return printJSON(o.F.IO.Out, rows)
 	}
 	if o.Tree {
 		printTree(o.F.IO.Out, rows, now)
