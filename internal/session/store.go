@@ -70,11 +70,17 @@ func (s *Store) MakeDir(id string) error {
 	return nil
 }
 
-// Save writes st atomically.
+// Save writes st atomically. It is fsynced too, except for a running
+// state: if the machine dies mid-run the pending state that was synced
+// before is found with no supervisor, and reconciled as crashed, which is
+// what happened.
 func (s *Store) Save(st *State) error {
 	data, err := toml.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode state of %s: %w", st.ID, err)
+	}
+	if st.Status == Running {
+		return fsutil.WriteFileReplace(s.Path(st.ID, StateFile), data)
 	}
 	return fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
 }

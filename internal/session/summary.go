@@ -1,8 +1,7 @@
 package session
 
 import (
-	"bytes"
-	"encoding/gob"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -136,16 +135,117 @@ func (s *Store) loadCache() summaryCache {
 	if err != nil {
 		return summaryCache{}
 	}
-	var c summaryCache
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil {
+	c, ok := decodeCache(b)
+	if !ok {
 		return summaryCache{}
 	}
 	return c
 }
 
 func (s *Store) saveCache(c summaryCache) {
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(c) == nil {
-		fsutil.WriteFileReplace(s.cacheFile(), buf.Bytes())
+	fsutil.WriteFileReplace(s.cacheFile(), encodeCache(c))
+}
+
+// The cache format is a version byte, then per entry: the three identity
+// numbers and the summary's fields, strings length-prefixed, numbers as
+// varints, times as Unix nanoseconds (0 for none). Hand-rolled: gob would
+// cost every csa start its package initialisation.
+const cacheVersion = 1
+
+func encodeCache(c summaryCache) []byte {
+	b := []byte{cacheVersion}
+	for _, e := range c {
+		sm := &e.Summary
+		b = binary.AppendVarint(b, e.Ino)
+		b = binary.AppendVarint(b, e.Size)
+		b = binary.AppendVarint(b, e.ModNano)
+		for _, str := range []string{sm.ID, sm.Tool, sm.Model, string(sm.Status), sm.ProjectRoot, sm.ParentID, sm.Reason} {
+			b = binary.AppendUvarint(b, uint64(len(str)))
+			b = append(b, str...)
+		}
+		b = binary.AppendVarint(b, int64(sm.Depth))
+		for _, t := range []time.Time{sm.CreatedAt, sm.StartedAt, sm.EndedAt} {
+			b = binary.AppendVarint(b, unixNano(t))
+		}
+		if sm.ExitCode == nil {
+			b = append(b, 0)
+		} else {
+			b = append(b, 1)
+			b = binary.AppendVarint(b, int64(*sm.ExitCode))
+		}
 	}
+	return b
+}
+
+func decodeCache(b []byte) (summaryCache, bool) {
+	if len(b) == 0 || b[0] != cacheVersion {
+		return nil, false
+	}
+	d := cacheDecoder{b: b[1:], ok: true}
+	c := summaryCache{}
+	for len(d.b) > 0 && d.ok {
+		var e cachedSummary
+		sm := &e.Summary
+		e.Ino, e.Size, e.ModNano = d.varint(), d.varint(), d.varint()
+		var status string
+		for _, p := range []*string{&sm.ID, &sm.Tool, &sm.Model, &status, &sm.ProjectRoot, &sm.ParentID, &sm.Reason} {
+			*p = d.str()
+		}
+		sm.Status = Status(status)
+		sm.Depth = int(d.varint())
+		for _, p := range []*time.Time{&sm.CreatedAt, &sm.StartedAt, &sm.EndedAt} {
+			if n := d.varint(); n != 0 {
+				*p = time.Unix(0, n).UTC()
+			}
+		}
+		if d.byte() == 1 {
+			code := int(d.varint())
+			sm.ExitCode = &code
+		}
+		c[sm.ID] = e
+	}
+	return c, d.ok
+}
+
+type cacheDecoder struct {
+	b  []byte
+	ok bool
+}
+
+func (d *cacheDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.ok, d.b = false, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *cacheDecoder) str() string {
+	l, n := binary.Uvarint(d.b)
+	if n <= 0 || uint64(len(d.b)-n) < l {
+		d.ok, d.b = false, nil
+		return ""
+	}
+	s := string(d.b[n : n+int(l)])
+	d.b = d.b[n+int(l):]
+	return s
+}
+
+func (d *cacheDecoder) byte() byte {
+	if len(d.b) == 0 {
+		d.ok = false
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
