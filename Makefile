@@ -2,6 +2,9 @@
 #   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
 GO      ?= go
+# csa starts for every run: a static binary (no cgo, so no dynamic loader) starts
+# ~0.6 ms sooner. pflag imports net, which would otherwise pull in libc.
+export CGO_ENABLED = 0
 BIN     := $(CURDIR)/bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION)

@@ -60,6 +60,7 @@ func benchMain(m *testing.M) int {
 	if binDir == "" {
 		binDir = filepath.Join(benchDir, "bin")
 		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/fakeagent")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 		build.Dir = moduleDir
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: go build: %v\n%s", err, out)

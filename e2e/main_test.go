@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 	_, file, _, _ := runtime.Caller(0)
 	build := exec.Command("go", "build", "-o", dir, "./cmd/csa")
 	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building csa:", err)

@@ -39,6 +39,10 @@ type Run struct {
 	Spec  *Spec
 	State *session.State
 	lock  *lock.Holder
+	// unsaved: a foreground run's state is first written when its program
+	// starts; until then the held supervisor lock marks the directory as
+	// a session being started.
+	unsaved bool
 }
 
 // LockFile is the held supervisor lock, for handing to a detached child.
@@ -74,7 +78,7 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 		store.Remove(st.ID)
 		return nil, err
 	}
-	r, err := finishPrepare(store, st, req, inv, h)
+	r, err := finishPrepare(store, st, req, inv, h, req.Detached)
 	if err != nil {
 		store.Remove(st.ID)
 	}
@@ -108,8 +112,7 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 	}
 	describe(st, req, inv)
 	os.Remove(store.Path(id, session.KillRequest)) // a past kill is not this turn's
-	r, err := finishPrepare(store, st, req, inv, h)
-	return r, err
+	return finishPrepare(store, st, req, inv, h, true)
 }
 
 // BusyError reports a session whose supervisor is still running it.
@@ -142,33 +145,45 @@ func describe(st *session.State, req Request, inv agents.Invocation) {
 	}
 }
 
-func finishPrepare(store *session.Store, st *session.State, req Request, inv agents.Invocation, h *lock.Holder) (*Run, error) {
+func finishPrepare(store *session.Store, st *session.State, req Request, inv agents.Invocation, h *lock.Holder, save bool) (*Run, error) {
 	sp := &Spec{
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached,
 	}
-	// The prompt and spec serve this run only: no fsync. The state is
-	// the record that must survive a crash.
-	err := errors.Join(
-		fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)),
-		saveSpec(store, sp),
-		store.Save(st),
-	)
-	if err != nil {
+	// A short prompt is recorded whole in the state's args; a longer one
+	// (or one sent on stdin) in prompt.txt, without fsync like the spec,
+	// which only a detached supervisor needs. The state is the record
+	// that must survive a crash.
+	var errs []error
+	if inv.Stdin != nil || len(req.Prompt) > displayPrompt {
+		errs = append(errs, fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)))
+	} else {
+		os.Remove(store.Path(st.ID, session.PromptFile)) // a resumed session's earlier prompt
+	}
+	if save {
+		errs = append(errs, store.Save(st))
+	}
+	if req.Detached {
+		errs = append(errs, saveSpec(store, sp))
+	}
+	if err := errors.Join(errs...); err != nil {
 		h.Release()
 		return nil, fmt.Errorf("prepare session: %w", err)
 	}
-	return &Run{Spec: sp, State: st, lock: h}, nil
+	return &Run{Spec: sp, State: st, lock: h, unsaved: !save}, nil
 }
+
+// displayPrompt is the longest prompt kept whole in the state's args.
+const displayPrompt = 200
 
 // displayArgs replaces a long prompt in argv by a note of its size, so the
 // state file stays small and quick to list.
 func displayArgs(args []string, prompt string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		if a == prompt && len(a) > 200 {
+		if a == prompt && len(a) > displayPrompt {
 			a = fmt.Sprintf("<prompt: %d bytes>", len(a))
 		}
 		out[i] = a

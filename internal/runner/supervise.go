@@ -50,7 +50,7 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	ev.Emit(events.SessionCreated, map[string]any{"tool": sp.Tool, "depth": run.State.Depth, "parent_id": run.State.ParentID, "detached": sp.Detached})
 
 	if req := s.killRequested(id); req != "" {
-		return s.finish(ev, id, nil, &ending{session.Killed, session.FailKilled, req}, agents.Outcome{}, nil)
+		return s.finish(run, ev, nil, &ending{session.Killed, session.FailKilled, req}, agents.Outcome{}, nil)
 	}
 	outLog, errLog, err := s.openLogs(id)
 	if err != nil {
@@ -85,10 +85,10 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	if startErr != nil {
 		rOut.Close()
 		rErr.Close()
-		return s.finish(ev, id, nil, &ending{session.Failed, session.FailStart, startErr.Error()}, agents.Outcome{}, nil)
+		return s.finish(run, ev, nil, &ending{session.Failed, session.FailStart, startErr.Error()}, agents.Outcome{}, nil)
 	}
 	started := s.Now().UTC()
-	if _, err := s.Store.Update(context.Background(), id, func(st *session.State) error {
+	if _, err := s.update(run, func(st *session.State) error {
 		st.PID, st.PGID, st.SupervisorPID, st.StartedAt = p.Pid, p.PGID(), os.Getpid(), started
 		// A resumed session starts its turn with a clean slate.
 		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
@@ -130,7 +130,24 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 		}
 	}
 	res := &streams{out: outP, err: errP}
-	return s.finish(ev, id, state, end, out, res)
+	return s.finish(run, ev, state, end, out, res)
+}
+
+// update changes the session's state. A foreground run's first state is
+// written here, once the program has started (Prepare skipped the pending
+// one: a file and an fsync fewer on the start-up path).
+func (s *Supervisor) update(run *Run, fn func(*session.State) error) (*session.State, error) {
+	if run.unsaved {
+		if err := fn(run.State); err != nil {
+			return nil, err
+		}
+		if err := s.Store.Save(run.State); err != nil {
+			return nil, err
+		}
+		run.unsaved = false
+		return run.State, nil
+	}
+	return s.Store.Update(context.Background(), run.Spec.SessionID, fn)
 }
 
 // watch waits for the program to exit, stopping it on a signal or a
@@ -215,9 +232,10 @@ func (s *Supervisor) drain(p *proc.Process, grace time.Duration, outDone, errDon
 type streams struct{ out, err *pump }
 
 // finish decides the final status and saves it with the outcome.
-func (s *Supervisor) finish(ev *events.Writer, id string, ps *os.ProcessState, end *ending, out agents.Outcome, res *streams) (*session.State, error) {
+func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, end *ending, out agents.Outcome, res *streams) (*session.State, error) {
+	id := run.Spec.SessionID
 	now := s.Now().UTC()
-	st, err := s.Store.Update(context.Background(), id, func(st *session.State) error {
+	st, err := s.update(run, func(st *session.State) error {
 		st.EndedAt = now
 		st.Result = strings.ToValidUTF8(out.Result, "\uFFFD")
 		if out.ProviderSessionID != "" {

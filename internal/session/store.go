@@ -91,7 +91,7 @@ func (s *Store) Load(id string) (*State, error) {
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if _, serr := os.Stat(s.Dir(id)); serr == nil {
-				return nil, &CorruptError{ID: id, Err: errors.New("state file missing")}
+				return nil, &CorruptError{ID: id, Err: ErrStateMissing}
 			}
 			return nil, &NotFoundError{Prefix: id}
 		}
@@ -106,6 +106,9 @@ func (s *Store) Load(id string) (*State, error) {
 	}
 	return st, nil
 }
+
+// ErrStateMissing is the CorruptError of a directory without state file.
+var ErrStateMissing = errors.New("state file missing")
 
 // CorruptError reports a session directory whose state cannot be read.
 type CorruptError struct {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,6 +35,10 @@ func (st *State) Summarize() Summary {
 		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
 		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason}
 }
+
+// ErrStarting marks a session whose supervisor holds its lock but has not
+// written its first state yet: not broken, just not listable for a moment.
+var ErrStarting = errors.New("session is starting")
 
 // SummaryEntry is one listed session: its summary, or why it could not be
 // read.
@@ -119,6 +124,9 @@ func (s *Store) summarize(id string, cache summaryCache) (SummaryEntry, *cachedS
 	}
 	st, err := s.Load(id)
 	if err != nil {
+		if errors.Is(err, ErrStateMissing) && s.SupervisorAlive(id) {
+			return SummaryEntry{ID: id, Err: ErrStarting}, nil
+		}
 		return SummaryEntry{ID: id, Err: err}, nil
 	}
 	sum := st.Summarize()

@@ -4,6 +4,7 @@ package ps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -131,6 +132,9 @@ func (o *Options) load() ([]*session.Summary, error) {
 			return nil, err
 		}
 		for _, e := range ents {
+			if errors.Is(e.Err, session.ErrStarting) {
+				continue
+			}
 			if e.Err != nil {
 				broken++
 				continue
