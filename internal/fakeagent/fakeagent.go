@@ -14,6 +14,8 @@
 //	write PATH TEXT  write a file
 //
 //	error TEXT       fail with a provider error in the tool's own format
+//	alloc MB         allocate and touch MB megabytes, hold them 200 ms
+//	forkbomb N       start up to N sleeping children, report how many started
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -132,7 +134,7 @@ func parseArgs(tool string, args []string) (invocation, error) {
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true, "error": true,
+	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -225,6 +227,28 @@ func run(out emitter, step string) (code int, done bool) {
 		os.WriteFile(arg, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	case "hang":
 		select {}
+	case "alloc":
+		n, _ := strconv.Atoi(arg)
+		mem := make([][]byte, n)
+		for i := range mem {
+			mem[i] = make([]byte, 1<<20)
+			for j := 0; j < len(mem[i]); j += 4096 {
+				mem[i][j] = 1
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		out.text(fmt.Sprintf("allocated %d MB", len(mem)))
+	case "forkbomb":
+		n, _ := strconv.Atoi(arg)
+		started := 0
+		var ferr error
+		for ; started < n; started++ {
+			c := exec.Command("sleep", "30")
+			if ferr = c.Start(); ferr != nil {
+				break
+			}
+		}
+		out.text(fmt.Sprintf("started %d of %d processes: %v", started, n, ferr))
 	case "write":
 		if len(words) >= 2 {
 			os.WriteFile(words[1], []byte(strings.Join(words[2:], " ")+"\n"), 0o644)

@@ -11,8 +11,12 @@ import (
 // SupervisorLogFile receives a detached supervisor's own diagnostics.
 const SupervisorLogFile = "supervisor.log"
 
-// LockFD is where a detached supervisor finds its inherited lock.
-const LockFD = 3
+// LockFD and SlotFD are where a detached supervisor finds its inherited
+// supervisor lock and concurrency slot.
+const (
+	LockFD = 3
+	SlotFD = 4
+)
 
 // Detach hands a prepared run to a new supervising csa process (csaPath
 // with args) in its own session, passing the held supervisor lock as fd 3,
@@ -24,9 +28,13 @@ func Detach(store *session.Store, run *Run, csaPath string, args []string, env [
 		return 0, fmt.Errorf("detach: %w", err)
 	}
 	defer logf.Close()
+	files := []*os.File{run.LockFile()}
+	if f := run.SlotFile(); f != nil {
+		files = append(files, f)
+	}
 	p, err := proc.Start(proc.Spec{
 		Path: csaPath, Args: args, Env: env, Dir: "/",
-		Stdout: logf, Stderr: logf, ExtraFiles: []*os.File{run.LockFile()},
+		Stdout: logf, Stderr: logf, ExtraFiles: files,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("detach: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -30,6 +31,9 @@ type Request struct {
 	MaxLogBytes int64
 	Detached    bool
 	ToolEnv     []string // KEY=VALUE from the tool's config
+	Sandbox     Sandbox
+	// Slot is the concurrency slot this run holds, if its tool has a bound.
+	Slot *resource.Slot
 }
 
 // Run is a prepared session: created (or reopened for its next turn), its
@@ -39,6 +43,7 @@ type Run struct {
 	Spec  *Spec
 	State *session.State
 	lock  *lock.Holder
+	slot  *resource.Slot
 	// unsaved: a foreground run's state is first written when its program
 	// starts; until then the held supervisor lock marks the directory as
 	// a session being started.
@@ -48,8 +53,21 @@ type Run struct {
 // LockFile is the held supervisor lock, for handing to a detached child.
 func (r *Run) LockFile() *os.File { return r.lock.File }
 
-// Release drops this process's hold on the supervisor lock.
-func (r *Run) Release() { r.lock.Release() }
+// SlotFile is the held concurrency slot, if any, for a detached child.
+func (r *Run) SlotFile() *os.File {
+	if r.slot == nil {
+		return nil
+	}
+	return r.slot.File
+}
+
+// Release drops this process's hold on the supervisor lock and the slot.
+func (r *Run) Release() {
+	r.lock.Release()
+	if r.slot != nil {
+		r.slot.Release()
+	}
+}
 
 // Prepare creates the session in state pending, stores the prompt and the
 // spec, and takes the supervisor lock before the state is first written,
@@ -150,7 +168,10 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
-		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached,
+		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
+	}
+	if req.Slot != nil {
+		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index
 	}
 	// A short prompt is recorded whole in the state's args; a longer one
 	// (or one sent on stdin) in prompt.txt, without fsync like the spec,
@@ -172,7 +193,7 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		h.Release()
 		return nil, fmt.Errorf("prepare session: %w", err)
 	}
-	return &Run{Spec: sp, State: st, lock: h, unsaved: !save}, nil
+	return &Run{Spec: sp, State: st, lock: h, slot: req.Slot, unsaved: !save}, nil
 }
 
 // displayPrompt is the longest prompt kept whole in the state's args.
@@ -202,7 +223,7 @@ func newUUID() string {
 }
 
 // Adopt builds the Run of a detached supervisor from the spec its parent
-// saved and the supervisor lock it inherited.
+// saved and the supervisor lock (and slot) it inherited.
 func Adopt(store *session.Store, id string, h *lock.Holder) (*Run, error) {
 	sp, err := LoadSpec(store, id)
 	if err != nil {
@@ -212,5 +233,11 @@ func Adopt(store *session.Store, id string, h *lock.Holder) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Spec: sp, State: st, lock: h}, nil
+	r := &Run{Spec: sp, State: st, lock: h}
+	if sp.SlotTool != "" {
+		if r.slot, err = resource.AdoptSlot(SlotFD, sp.SlotTool, sp.SlotIndex); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -33,6 +34,19 @@ type Spec struct {
 	Grace       time.Duration `json:"grace"`
 	MaxLogBytes int64         `json:"max_log_bytes"`
 	Detached    bool          `json:"detached"`
+	Sandbox     Sandbox       `json:"sandbox"`
+	// Slot names the concurrency slot a detached supervisor inherits.
+	SlotTool  string `json:"slot_tool,omitempty"`
+	SlotIndex int    `json:"slot_index,omitempty"`
+}
+
+// Sandbox is the resource control of a run.
+type Sandbox struct {
+	Plan           resource.Plan          `json:"plan"`
+	Caps           *resource.Capabilities `json:"caps,omitempty"`
+	CsaExe         string                 `json:"csa_exe,omitempty"` // for the exec shim
+	SampleInterval time.Duration          `json:"sample_interval"`
+	StatsPath      string                 `json:"stats_path,omitempty"` // usage statistics to record the peak in
 }
 
 const specFile = "run.json"

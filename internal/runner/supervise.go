@@ -13,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 	"golang.org/x/sys/unix"
 )
@@ -74,8 +75,16 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	if err != nil {
 		return nil, err
 	}
+	prog, args, group, confineErr := confine(sp)
+	if confineErr != nil {
+		wOut.Close()
+		wErr.Close()
+		rOut.Close()
+		rErr.Close()
+		return s.finish(run, ev, nil, &ending{session.Failed, session.FailStart, "cannot set up resource limits: " + confineErr.Error()}, agents.Outcome{}, nil)
+	}
 	spec := proc.Spec{
-		Path: sp.Program, Args: sp.Args, Dir: sp.Cwd,
+		Path: prog, Args: args, Dir: sp.Cwd,
 		Env:   childEnv(s.BaseEnv, run.State, s.Store.Dir(id), sp.Env),
 		Stdin: stdinReader(stdin), Stdout: wOut, Stderr: wErr, DieWithParent: true,
 	}
@@ -85,6 +94,7 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	if startErr != nil {
 		rOut.Close()
 		rErr.Close()
+		measure(group, nil, nil)
 		return s.finish(run, ev, nil, &ending{session.Failed, session.FailStart, startErr.Error()}, agents.Outcome{}, nil)
 	}
 	started := s.Now().UTC()
@@ -98,7 +108,11 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 		p.Terminate(sp.Grace)
 		return nil, err
 	}
-	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.Program})
+	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.Program, "sandbox": sp.Sandbox.Plan.Layer})
+	var sampler *resource.Sampler
+	if iv := sp.Sandbox.SampleInterval; iv > 0 {
+		sampler = resource.StartSampler(p.Pid, iv)
+	}
 
 	parser := agents.For(agents.Tool(sp.Tool)).NewParser()
 	var lastRead atomic.Int64
@@ -124,12 +138,13 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	s.drain(p, sp.Grace, outDone, errDone, rOut, rErr)
 
 	out := parser.Finish(state.ExitCode(), s.stderrTail(id))
+	used := measure(group, sampler, state)
 	if end == nil {
 		if req := s.killRequested(id); req != "" {
 			end = &ending{session.Killed, session.FailKilled, req}
 		}
 	}
-	res := &streams{out: outP, err: errP}
+	res := &streams{out: outP, err: errP, used: &used}
 	return s.finish(run, ev, state, end, out, res)
 }
 
@@ -229,7 +244,10 @@ func (s *Supervisor) drain(p *proc.Process, grace time.Duration, outDone, errDon
 	rErr.Close()
 }
 
-type streams struct{ out, err *pump }
+type streams struct {
+	out, err *pump
+	used     *usage
+}
 
 // finish decides the final status and saves it with the outcome.
 func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, end *ending, out agents.Outcome, res *streams) (*session.State, error) {
@@ -249,6 +267,11 @@ func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, en
 			st.OutputTruncated = res.out.truncated || res.err.truncated
 		}
 		status, fail := s.classify(id, ps, end, out)
+		if res != nil && res.used != nil {
+			if oom := res.used.record(st, run.Spec.Sandbox.Plan, ps, s.stderrHead(id)+s.stderrTail(id)); oom != nil && end == nil {
+				status, fail = session.Failed, oom
+			}
+		}
 		st.Failure = fail
 		if fail != nil {
 			st.Reason = fail.Message
@@ -269,6 +292,14 @@ func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, en
 		return nil, err
 	}
 	ev.Emit(events.SessionEnded, map[string]any{"state": st.Status, "exit_code": st.ExitCode, "reason": st.Reason})
+	if st.PidsLimitHit {
+		ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("the run reached its pids limit (%d): forks were refused", st.PidsLimit)})
+	}
+	if path := run.Spec.Sandbox.StatsPath; path != "" && st.PeakMemoryMB > 0 {
+		if warn, err := resource.OpenStats(path).Record(st.Tool, st.PeakMemoryMB); warn != "" || err != nil {
+			ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("usage statistics: %s %v", warn, err)})
+		}
+	}
 	return st, nil
 }
 
@@ -313,6 +344,19 @@ func (s *Supervisor) stderrTail(id string) string {
 	}
 	b, _ := io.ReadAll(f)
 	return strings.TrimSpace(strings.ToValidUTF8(string(b), "?"))
+}
+
+// stderrHead is the start of the program's stderr: a crash report (a Go
+// or node out-of-memory trace) names its cause first.
+func (s *Supervisor) stderrHead(id string) string {
+	f, err := os.Open(s.Store.Path(id, session.StderrFile))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, 4096)
+	n, _ := io.ReadFull(f, b)
+	return strings.ToValidUTF8(string(b[:n]), "?")
 }
 
 func lastLine(s string) string {

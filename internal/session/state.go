@@ -82,6 +82,7 @@ const (
 	FailKilled      = "killed"       // csa kill
 	FailCrashed     = "crashed"      // died on a signal, failed for no known reason, or lost its supervisor
 	FailNoResult    = "no_result"    // exited 0 without an answer
+	FailOOM         = "oom_killed"   // killed by the kernel for exceeding its memory limit
 )
 
 // State is the record of one session, stored as state.toml. Field names are
@@ -128,6 +129,14 @@ type State struct {
 	OutputBytes       int64  `toml:"output_bytes" json:"output_bytes"`
 	OutputTruncated   bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
 	Turns             int    `toml:"turns,omitempty" json:"turns,omitempty"`
+
+	// Resource control of the last turn.
+	Sandbox       string `toml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	MemoryLimitMB int64  `toml:"memory_limit_mb,omitempty" json:"memory_limit_mb,omitempty"`
+	PidsLimit     int64  `toml:"pids_limit,omitempty" json:"pids_limit,omitempty"`
+	PeakMemoryMB  int64  `toml:"peak_memory_mb,omitempty" json:"peak_memory_mb,omitempty"`
+	PeakSource    string `toml:"peak_source,omitempty" json:"peak_source,omitempty"` // cgroup (exact) or sampled
+	PidsLimitHit  bool   `toml:"pids_limit_hit,omitempty" json:"pids_limit_hit,omitempty"`
 }
 
 // Move changes the status if the state machine allows it.

@@ -8,6 +8,7 @@ import (
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/project"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -114,4 +115,18 @@ func (f *Factory) AllStores() ([]*session.Store, error) {
 		stores = append(stores, s)
 	}
 	return stores, nil
+}
+
+// Capabilities is the cached probe of this host's sandbox layers. Tests
+// point it at a fake cgroup tree with CSA_TEST_CGROUP_ROOT and
+// CSA_TEST_SELF_CGROUP.
+func (f *Factory) Capabilities() *resource.Capabilities {
+	h := resource.RealHost()
+	if r := f.Getenv("CSA_TEST_CGROUP_ROOT"); r != "" {
+		h.CgroupRoot = r
+	}
+	if p := f.Getenv("CSA_TEST_SELF_CGROUP"); p != "" {
+		h.SelfCgroup = p
+	}
+	return resource.Cached(filepath.Join(f.StateDir(), resource.CapabilitiesFile), h)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/ps"
 	"github.com/csa-dev/csa/internal/cli/rm"
 	"github.com/csa-dev/csa/internal/cli/run"
+	"github.com/csa-dev/csa/internal/cli/shim"
 	"github.com/csa-dev/csa/internal/cli/supervise"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
@@ -63,6 +64,7 @@ group, recorded under the state directory, and able to call csa again.`,
 		tools.NewCmd(f),
 		dev.NewCmd(f),
 		supervise.NewCmd(f),
+		shim.NewCmd(),
 	)
 	return cmd
 }

@@ -37,6 +37,8 @@ type Options struct {
 	Args        []string
 
 	timeoutSet, idleSet, yoloSet bool
+	res                          resourceFlags
+	storeRoot                    string
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -55,6 +57,10 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 			opts.timeoutSet = cmd.Flags().Changed("timeout")
 			opts.idleSet = cmd.Flags().Changed("idle-timeout")
 			opts.yoloSet = cmd.Flags().Changed("yolo")
+			opts.res.set = map[string]bool{}
+			for _, n := range []string{"memory-max-mb", "memory-swap-max-mb", "pids-max"} {
+				opts.res.set[n] = cmd.Flags().Changed(n)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -72,6 +78,13 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVarP(&opts.Session, "session", "s", "", "continue this session (same tool, same provider session)")
 	fl.StringVar(&opts.Effort, "effort", "", "thinking or reasoning effort (e.g. low, medium, high)")
 	fl.BoolVar(&opts.Yolo, "yolo", true, "let the agent act without asking for approval (default from tools.NAME.yolo)")
+	fl.Int64Var(&opts.res.memoryMaxMB, "memory-max-mb", 0, "memory limit of the run in MB (0: none)")
+	fl.Int64Var(&opts.res.swapMaxMB, "memory-swap-max-mb", 0, "swap limit of the run in MB (cgroup layers only)")
+	fl.Int64Var(&opts.res.pidsMax, "pids-max", 0, "process limit of the run (0: none)")
+	fl.StringVar(&opts.res.enforcement, "enforcement", "", "Required, BestEffort or Off (default: resources.enforcement_mode)")
+	fl.StringVar(&opts.res.sandbox, "sandbox", "", "preferred layer: auto, systemd, cgroup2, cgroup1, setrlimit, none")
+	fl.BoolVar(&opts.res.noPreflight, "no-preflight", false, "start even if free memory looks short of the tool's estimated need")
+	fl.BoolVar(&opts.res.wait, "wait", false, "when the tool's max_concurrent slots are all taken, queue for one")
 	return cmd
 }
 
@@ -115,6 +128,10 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	o.storeRoot = store.Root()
+	if err := o.guard(&cfg.Config, string(req.Tool), req); err != nil {
+		return err
+	}
 	var r *runner.Run
 	if resume != "" {
 		r, err = runner.PrepareResume(store, resume, *req)
@@ -126,6 +143,9 @@ func Run(o *Options) error {
 		r, err = runner.Prepare(store, *req, o.F.Now())
 	}
 	if err != nil {
+		if req.Slot != nil {
+			req.Slot.Release()
+		}
 		return err
 	}
 	if o.Detach {

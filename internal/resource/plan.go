@@ -1,0 +1,119 @@
+package resource
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Enforcement modes (see config).
+const (
+	Required   = "Required"
+	BestEffort = "BestEffort"
+	Off        = "Off"
+	Auto       = "auto"
+)
+
+// Plan is how a run's limits will be enforced.
+type Plan struct {
+	Layer  string `json:"layer"`
+	Limits Limits `json:"limits"`
+	// Warning says why a BestEffort run got less than it asked for.
+	Warning string `json:"warning,omitempty"`
+}
+
+// RefusedError is a Required run that cannot be enforced here.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// enforces reports whether layer can enforce every requested limit.
+func enforces(layer string, lim Limits) (bool, string) {
+	switch layer {
+	case LayerSystemd, LayerCgroup2, LayerCgroup1:
+		return true, ""
+	case LayerSetrlimit:
+		var miss []string
+		if lim.PidsMax > 0 {
+			miss = append(miss, "pids_max")
+		}
+		if lim.MemorySwapMaxMB > 0 {
+			miss = append(miss, "memory_swap_max_mb")
+		}
+		if len(miss) > 0 {
+			return false, "setrlimit cannot enforce " + strings.Join(miss, " and ")
+		}
+		return true, ""
+	}
+	return !lim.Any(), "no limits are enforced"
+}
+
+// Decide picks the layer for a run from what the host offers, the
+// enforcement mode and the preferred layer (auto for the best there is).
+func Decide(c *Capabilities, mode, preferred string, lim Limits) (Plan, error) {
+	if mode == Off || !lim.Any() {
+		return Plan{Layer: LayerNone, Limits: lim}, nil
+	}
+	if preferred == "" {
+		preferred = Auto
+	}
+	candidates := Order
+	if preferred != Auto {
+		i := index(Order, preferred)
+		if i < 0 {
+			return Plan{}, fmt.Errorf("unknown sandbox layer %q", preferred)
+		}
+		candidates = Order[i:]
+	}
+	if mode == Required {
+		for _, l := range candidates {
+			st := c.Status(l)
+			ok, why := enforces(l, lim)
+			switch {
+			case st.Available && ok:
+				return Plan{Layer: l, Limits: lim}, nil
+			case preferred != Auto:
+				if !st.Available {
+					why = st.Reason
+				}
+				return Plan{}, &RefusedError{fmt.Sprintf("enforcement_mode Required: the %s layer cannot be used here: %s", l, why)}
+			}
+		}
+		return Plan{}, &RefusedError{"enforcement_mode Required: no sandbox layer here can enforce the limits (" + reasons(c) + ")"}
+	}
+	for _, l := range candidates {
+		st := c.Status(l)
+		if !st.Available {
+			continue
+		}
+		p := Plan{Layer: l, Limits: lim}
+		ok, why := enforces(l, lim)
+		if l != candidates[0] || !ok {
+			p.Warning = fmt.Sprintf("resource limits degraded to the %s layer", l)
+			if !ok {
+				p.Warning += " (" + why + ")"
+			}
+			p.Warning += ": " + reasons(c)
+		}
+		return p, nil
+	}
+	return Plan{Layer: LayerNone, Limits: lim, Warning: "no sandbox layer is available: " + reasons(c)}, nil
+}
+
+func reasons(c *Capabilities) string {
+	var r []string
+	for _, l := range c.Layers {
+		if !l.Available {
+			r = append(r, l.Layer+": "+l.Reason)
+		}
+	}
+	return strings.Join(r, "; ")
+}
+
+func index(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,110 @@
+package resource
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Sampler tracks the peak resident memory of a whole process tree (the
+// program and every descendant), for layers whose kernel keeps no peak.
+type Sampler struct {
+	root     int
+	interval time.Duration
+	peak     atomic.Int64
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+var pageSize = int64(os.Getpagesize())
+
+// StartSampler samples the tree under pid every interval until Stop.
+func StartSampler(pid int, interval time.Duration) *Sampler {
+	s := &Sampler{root: pid, interval: interval, stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+func (s *Sampler) loop() {
+	defer close(s.done)
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	s.sample()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.sample()
+		}
+	}
+}
+
+func (s *Sampler) sample() {
+	if rss := TreeRSS(s.root); rss > s.peak.Load() {
+		s.peak.Store(rss)
+	}
+}
+
+// Stop ends sampling and returns the peak in bytes.
+func (s *Sampler) Stop() int64 {
+	close(s.stop)
+	<-s.done
+	return s.peak.Load()
+}
+
+// TreeRSS sums the resident memory of pid and its descendants. Children
+// are found through every thread's children list: a multi-threaded parent
+// (node, Go) forks from any thread.
+func TreeRSS(pid int) int64 {
+	var total int64
+	seen := map[int]bool{}
+	queue := []int{pid}
+	for len(queue) > 0 && len(seen) < 4096 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		total += rss(p)
+		queue = append(queue, children(p)...)
+	}
+	return total
+}
+
+func rss(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(f[1]), 10, 64)
+	return n * pageSize
+}
+
+func children(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
