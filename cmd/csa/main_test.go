@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 // TestMain makes the test binary double as csa and as the fake agent, so
@@ -33,6 +34,16 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			isolate(env.WorkDir, env.Setenv)
 			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "cgroup1" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			ok := resource.Probe(resource.RealHost()).Status(resource.LayerCgroup1).Available
+			if !ok && os.Getenv("CI") != "" {
+				return false, fmt.Errorf("CI runs as root on a host with cgroup v1: the cgroup1 layer must be available")
+			}
+			return ok, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"capture": cmdCapture,

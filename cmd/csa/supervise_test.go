@@ -249,3 +249,136 @@ func TestFiftyConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// Fifty runs of a tool with max_concurrent = 3, all queued with --wait:
+// never more than three inside at once, and every one finishes.
+func TestConcurrencySlots(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(e.dir, "proj", ".csa", "config.toml")
+	if err := os.WriteFile(cfg, []byte("[tools.codex]\nmax_concurrent = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	counter := filepath.Join(e.dir, "overlap")
+	const n = 50
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			e.csa(0, "run", "--wait", "--tool", "codex", fmt.Sprintf("overlap %s 30; echo run %d", counter, i))
+		}(i)
+	}
+	wg.Wait()
+	b, _ := os.ReadFile(counter)
+	var cur, max int
+	fmt.Sscan(string(b), &cur, &max)
+	if cur != 0 || max < 1 || max > 3 {
+		t.Fatalf("overlap counters %q: at most 3 runs may be inside at once", b)
+	}
+	rows := e.ps()
+	if len(rows) != n {
+		t.Fatalf("%d sessions, want %d", len(rows), n)
+	}
+	for _, r := range rows {
+		if r.State != "completed" {
+			t.Errorf("session %s: %s (%s)", r.ID, r.State, r.Reason)
+		}
+	}
+	// Detached runs keep their slot in their supervisor; without --wait a
+	// fourth run finds every slot taken and is refused (exit 3).
+	var ids []string
+	for i := 0; i < 3; i++ {
+		ids = append(ids, strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", "sleep 10s")))
+	}
+	out, code, _ := func() (string, int, string) {
+		var o, eb bytes.Buffer
+		c := e.cmd("run", "--tool", "codex", "echo no room")
+		c.Stdout, c.Stderr = &o, &eb
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return eb.String(), code, o.String()
+	}()
+	if code != 3 || !strings.Contains(out, "no slots available for codex (max_concurrent 3)") {
+		t.Fatalf("a fourth run: exit %d, %q; want 3 and no slots available", code, out)
+	}
+	e.csa(0, append([]string{"kill", "--grace", "100ms"}, ids...)...)
+}
+
+// The cgroup2 layer against a fake cgroup tree: the run's group is made
+// under csa's own cgroup with the limits written, and the program joins
+// it through the exec shim before it runs.
+func TestCgroup2Layer(t *testing.T) {
+	e := newEnv(t)
+	root := filepath.Join(e.dir, "cgroupfs")
+	own := filepath.Join(root, "csa.slice")
+	for _, d := range []string{root, own} {
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "cgroup.controllers"), []byte("cpu memory pids\n"), 0o644)
+		os.WriteFile(filepath.Join(d, "cgroup.procs"), nil, 0o644)
+		os.WriteFile(filepath.Join(d, "cgroup.subtree_control"), nil, 0o644)
+	}
+	self := filepath.Join(e.dir, "self-cgroup")
+	os.WriteFile(self, []byte("0::/csa.slice\n"), 0o644)
+	e.vars = append(e.vars, "CSA_TEST_CGROUP_ROOT="+root, "CSA_TEST_SELF_CGROUP="+self)
+
+	out := e.csa(0, "run", "--json", "--tool", "codex", "--memory-max-mb", "64", "--memory-swap-max-mb", "16", "--pids-max", "20", "echo confined")
+	var r struct{ SessionID, Status string }
+	json.Unmarshal([]byte(strings.ReplaceAll(out, "session_id", "sessionid")), &r)
+	if r.Status != "completed" {
+		t.Fatalf("run: %s", out)
+	}
+	group := filepath.Join(own, "csa-"+r.SessionID)
+	for file, want := range map[string]string{"memory.max": "67108864", "memory.swap.max": "16777216", "pids.max": "20"} {
+		if b, err := os.ReadFile(filepath.Join(group, file)); err != nil || string(b) != want {
+			t.Errorf("%s = %q (%v), want %q", file, b, err, want)
+		}
+	}
+	// The shim wrote the program's pid, the one csa recorded.
+	var st struct {
+		PID     int    `json:"pid"`
+		Sandbox string `json:"sandbox"`
+	}
+	json.Unmarshal([]byte(e.csa(0, "inspect", "--json", r.SessionID)), &st)
+	if b, _ := os.ReadFile(filepath.Join(group, "cgroup.procs")); st.Sandbox != "cgroup2" || string(b) != strconv.Itoa(st.PID) {
+		t.Errorf("sandbox %q, cgroup.procs %q, want cgroup2 and pid %d", st.Sandbox, b, st.PID)
+	}
+	if b, _ := os.ReadFile(filepath.Join(own, "cgroup.subtree_control")); !strings.Contains(string(b), "pids") {
+		t.Errorf("controllers not enabled for children: %q", b)
+	}
+}
+
+// The systemd layer through a fake systemd-run: the program runs in a
+// transient scope named after the session, with the limits as properties.
+func TestSystemdLayer(t *testing.T) {
+	e := newEnv(t)
+	bin := filepath.Join(e.dir, "fakebin")
+	os.MkdirAll(bin, 0o755)
+	logf := filepath.Join(e.dir, "systemd-run.log")
+	script := "#!/bin/sh\necho \"$@\" >> " + logf + "\n" +
+		"while [ \"$1\" != \"--\" ] && [ $# -gt 0 ]; do [ \"$1\" = true ] && exit 0; shift; done\nshift\nexec \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "systemd-run"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, kv := range e.vars {
+		if strings.HasPrefix(kv, "PATH=") {
+			e.vars[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	out := e.csa(0, "run", "--json", "--tool", "codex", "--enforcement", "Required", "--sandbox", "systemd",
+		"--memory-max-mb", "100", "--pids-max", "50", "echo scoped")
+	if !strings.Contains(out, `"result": "scoped"`) {
+		t.Fatalf("run: %s", out)
+	}
+	var r struct {
+		ID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(out), &r)
+	b, _ := os.ReadFile(logf)
+	want := "--user --scope --quiet --collect --unit=csa-" + r.ID + " -p MemoryMax=104857600 -p TasksMax=50 -- "
+	if !strings.Contains(string(b), want) {
+		t.Fatalf("systemd-run was called with\n%s\nwant %q", b, want)
+	}
+}

@@ -16,6 +16,7 @@
 //	error TEXT       fail with a provider error in the tool's own format
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
 //	forkbomb N       start up to N sleeping children, report how many started
+//	overlap FILE MS  count this run in FILE ("current max", under flock) for MS ms
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -134,7 +135,7 @@ func parseArgs(tool string, args []string) (invocation, error) {
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true,
+	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -238,6 +239,13 @@ func run(out emitter, step string) (code int, done bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		out.text(fmt.Sprintf("allocated %d MB", len(mem)))
+	case "overlap":
+		if len(words) == 3 {
+			ms, _ := strconv.Atoi(words[2])
+			overlap(words[1], +1)
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			overlap(words[1], -1)
+		}
 	case "forkbomb":
 		n, _ := strconv.Atoi(arg)
 		started := 0
@@ -326,4 +334,25 @@ func fields(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// overlap adds d to the "current max" counters in path, under an flock,
+// so tests can see how many runs were inside at once.
+func overlap(path string, d int) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	var cur, max int
+	b, _ := io.ReadAll(f)
+	fmt.Sscan(string(b), &cur, &max)
+	cur += d
+	if cur > max {
+		max = cur
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(fmt.Sprintf("%d %d\n", cur, max)), 0)
 }

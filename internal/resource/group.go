@@ -183,6 +183,15 @@ func (g *Group) Remove() error {
 	return errors.Join(errs...)
 }
 
+// RemoveOrphan removes a leftover group directory if no process is in it.
+func RemoveOrphan(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return fmt.Errorf("cgroup %s still has processes", dir)
+	}
+	return os.Remove(dir)
+}
+
 // OrphanGroups lists the csa-* groups of this host (ids), for csa gc.
 func OrphanGroups(c *Capabilities) map[string][]string {
 	out := map[string][]string{}

@@ -121,6 +121,20 @@ func (f *Factory) AllStores() ([]*session.Store, error) {
 // point it at a fake cgroup tree with CSA_TEST_CGROUP_ROOT and
 // CSA_TEST_SELF_CGROUP.
 func (f *Factory) Capabilities() *resource.Capabilities {
+	return resource.Cached(f.capabilitiesFile(), f.host())
+}
+
+// ProbeAgain probes the host afresh and refreshes the cache (csa doctor).
+func (f *Factory) ProbeAgain() *resource.Capabilities {
+	os.Remove(f.capabilitiesFile())
+	return f.Capabilities()
+}
+
+func (f *Factory) capabilitiesFile() string {
+	return filepath.Join(f.StateDir(), resource.CapabilitiesFile)
+}
+
+func (f *Factory) host() resource.Host {
 	h := resource.RealHost()
 	if r := f.Getenv("CSA_TEST_CGROUP_ROOT"); r != "" {
 		h.CgroupRoot = r
@@ -128,5 +142,5 @@ func (f *Factory) Capabilities() *resource.Capabilities {
 	if p := f.Getenv("CSA_TEST_SELF_CGROUP"); p != "" {
 		h.SelfCgroup = p
 	}
-	return resource.Cached(filepath.Join(f.StateDir(), resource.CapabilitiesFile), h)
+	return h
 }

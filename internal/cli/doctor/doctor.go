@@ -8,6 +8,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 // Report is the JSON answer of `csa doctor`.
@@ -18,6 +19,7 @@ type Report struct {
 	ConfigFiles []cmdutil.ConfigSource `json:"config_files"`
 	ConfigError string                 `json:"config_error,omitempty"`
 	Tools       []cmdutil.ToolStatus   `json:"tools"`
+	Sandbox     *resource.Capabilities `json:"sandbox"`
 }
 
 // NewCmd builds the command; version is csa's own.
@@ -39,6 +41,7 @@ func NewCmd(f *cmdutil.Factory, version string) *cobra.Command {
 				cfg, r.ConfigFiles = l.Config, cmdutil.ConfigSources(l)
 			}
 			r.Tools = cmdutil.ProbeTools(&cfg)
+			r.Sandbox = f.ProbeAgain()
 			if f.JSON {
 				return f.IO.PrintJSON(r)
 			}
@@ -60,6 +63,14 @@ func print(f *cmdutil.Factory, r *Report) {
 	}
 	if r.ConfigError != "" {
 		fmt.Fprintf(w, "config error: %s\n", r.ConfigError)
+	}
+	fmt.Fprintf(w, "sandbox: best layer %s\n", r.Sandbox.Best)
+	for _, l := range r.Sandbox.Layers {
+		mark := "no "
+		if l.Available {
+			mark = "yes"
+		}
+		fmt.Fprintf(w, "  %-10s %s  %s\n", l.Layer, mark, l.Reason)
 	}
 	fmt.Fprintln(w, "tools:")
 	for _, t := range r.Tools {

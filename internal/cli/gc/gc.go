@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -106,10 +108,47 @@ func Run(o *Options) error {
 			items = append(items, it)
 		}
 	}
-	if err := o.print(items); err != nil {
+	groups, gerrs := o.collectGroups()
+	errs = append(errs, gerrs...)
+	if err := o.print(items, groups); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// collectGroups removes csa-* cgroups left by runs whose supervisor died
+// before it could remove them. (systemd scopes are created with
+// --collect: systemd removes them itself.)
+func (o *Options) collectGroups() ([]string, []error) {
+	stores, err := o.F.AllStores()
+	if err != nil {
+		return nil, []error{err}
+	}
+	var removed []string
+	var errs []error
+	for id, dirs := range resource.OrphanGroups(o.F.Capabilities()) {
+		live := false
+		for _, s := range stores {
+			if s.SupervisorAlive(id) {
+				live = true
+				break
+			}
+		}
+		if live {
+			continue
+		}
+		for _, d := range dirs {
+			if !o.DryRun {
+				if err := resource.RemoveOrphan(d); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+			}
+			removed = append(removed, d)
+		}
+	}
+	sort.Strings(removed)
+	return removed, errs
 }
 
 func (o *Options) collect(s *session.Store) ([]Item, error) {
@@ -183,12 +222,15 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item) error {
+func (o *Options) print(items []Item, groups []string) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
 		}
-		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items})
+		if groups == nil {
+			groups = []string{}
+		}
+		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -196,6 +238,9 @@ func (o *Options) print(items []Item) error {
 	}
 	for _, it := range items {
 		fmt.Fprintf(o.F.IO.Out, "%s %s (%s)\n", verb, it.ID, it.Reason)
+	}
+	for _, g := range groups {
+		fmt.Fprintf(o.F.IO.Out, "%s cgroup %s (orphaned)\n", verb, g)
 	}
 	fmt.Fprintf(o.F.IO.ErrOut, "csa gc: %s %d sessions\n", verb, len(items))
 	return nil
