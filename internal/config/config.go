@@ -25,6 +25,46 @@ type Config struct {
 	GC                GCConfig        `toml:"gc"`
 	Output            OutputConfig    `toml:"output"`
 	Resources         ResourcesConfig `toml:"resources"`
+	// Tiers are named lists of model specs ("tool/provider/model/thinking")
+	// a run can use with --tier, rotating or failing over between them.
+	Tiers map[string]TierConfig `toml:"tiers"`
+	// Aliases name model specs: --model fast, or an alias in a tier.
+	Aliases  map[string]string `toml:"aliases"`
+	Failover FailoverConfig    `toml:"failover"`
+	Review   ReviewConfig      `toml:"review"`
+}
+
+// TierConfig is one tier.
+type TierConfig struct {
+	Models []string `toml:"models"`
+	// Strategy is priority (always the first model that is not cooling
+	// down) or round-robin (the next model on each run, shared by every
+	// csa process).
+	Strategy string `toml:"strategy"`
+	// Fallback names the tiers to try when every model of this one failed.
+	Fallback []string `toml:"fallback"`
+}
+
+// FailoverConfig governs retries and failover on rate limits.
+type FailoverConfig struct {
+	// Retries is how often a transient 429 is retried on the same model,
+	// with exponential backoff, before failing over.
+	Retries int `toml:"retries"`
+	// Backoff is the first retry's delay; it doubles each time.
+	Backoff Duration `toml:"backoff"`
+	// Cooldown is how long a provider that answered rate_limited or
+	// quota_exhausted is skipped by every csa process, unless the provider
+	// said when to retry.
+	Cooldown Duration `toml:"cooldown"`
+}
+
+// ReviewConfig configures csa review.
+type ReviewConfig struct {
+	Reviewers int    `toml:"reviewers"`
+	Consensus string `toml:"consensus"` // majority, unanimous or weighted
+	// Weights of reviewers' verdicts in weighted consensus, by tool
+	// ("codex") or by tool and model ("codex/gpt-5"); default 1.
+	Weights map[string]float64 `toml:"weights"`
 }
 
 // ResourcesConfig is resource control for every run; tools override parts
@@ -133,6 +173,10 @@ func Default() Config {
 			// tool has a history of its own.
 			InitialEstimates: map[string]int64{ToolClaudeCode: 4096, ToolCodex: 4096, ToolOpencode: 1536, ToolGeminiCLI: 1024},
 		},
+		Tiers:    map[string]TierConfig{},
+		Aliases:  map[string]string{},
+		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second)},
+		Review:   ReviewConfig{Reviewers: 2, Consensus: "majority", Weights: map[string]float64{}},
 	}
 	for _, t := range Tools() {
 		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true}

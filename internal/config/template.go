@@ -29,6 +29,14 @@ func Template() string {
 	line("# is commented out and shows its default; uncomment a line to change it.")
 	line("")
 	set("max_recursion_depth", fmt.Sprintf("How deep csa runs may nest when agents start csa (%d-%d).", MinRecursionDepth, MaxRecursionDepth))
+	line("# Tiers: named lists of model specs \"tool/provider/model/thinking\" for csa run --tier NAME,")
+	line("# as tables, for example:")
+	line("#   [tiers.review]")
+	line("#   models = [\"codex/openai/gpt-5/high\", \"claude-code/anthropic/sonnet\"]")
+	line("#   strategy = \"priority\"   # or \"round-robin\"")
+	line("#   fallback = []           # other tiers to try when all of these are rate limited")
+	set("tiers", "")
+	set("aliases", `Names for model specs, e.g. { fast = "codex/openai/gpt-5/low" }.`)
 	line("")
 	line("[defaults]")
 	set("defaults.tool", `Tool for "csa run" without --tool: `+strings.Join(ToolNames(), ", ")+`; "" for none.`)
@@ -75,6 +83,16 @@ func Template() string {
 	for _, t := range Tools() {
 		set("resources.initial_estimates."+t.Name, "")
 	}
+	line("")
+	line("[failover]")
+	set("failover.retries", "Retries of a transient 429 on the same model (exponential backoff) before failing over.")
+	set("failover.backoff", "Delay before the first retry; it doubles each time.")
+	set("failover.cooldown", "How long a rate-limited provider is skipped by every csa process (unless it says when to retry).")
+	line("")
+	line("[review]")
+	set("review.reviewers", "How many reviewers csa review asks (1-8).")
+	set("review.consensus", "majority, unanimous or weighted.")
+	set("review.weights", `Weights for weighted consensus by tool or tool/model, e.g. { codex = 2.0 }.`)
 	return b.String()
 }
 

@@ -43,6 +43,53 @@ func (c *Config) validate() []problem {
 		bad(fmt.Sprintf("%d must be at least 1", n), "output", "max_log_bytes")
 	}
 	ps = append(ps, validateResources(c.Resources.EnforcementMode, c.Resources.Sandbox, "resources")...)
+	for name, t := range c.Tiers {
+		if len(t.Models) == 0 {
+			bad("a tier needs at least one model spec", "tiers", name, "models")
+		}
+		switch t.Strategy {
+		case "", "priority", "round-robin":
+		default:
+			bad(fmt.Sprintf("%q is not one of priority, round-robin", t.Strategy), "tiers", name, "strategy")
+		}
+		for _, m := range t.Models {
+			spec := m
+			if a, ok := c.Aliases[m]; ok {
+				spec = a
+			}
+			tool, _, _ := strings.Cut(spec, "/")
+			if _, ok := LookupTool(tool); !ok {
+				bad(fmt.Sprintf("model spec %q does not start with a tool (valid tools: %s)", m, strings.Join(ToolNames(), ", ")), "tiers", name, "models")
+			}
+		}
+		for _, f := range t.Fallback {
+			if _, ok := c.Tiers[f]; !ok || f == name {
+				bad(fmt.Sprintf("fallback %q is not another tier", f), "tiers", name, "fallback")
+			}
+		}
+	}
+	for a, spec := range c.Aliases {
+		tool, _, _ := strings.Cut(spec, "/")
+		if _, ok := LookupTool(tool); !ok {
+			bad(fmt.Sprintf("model spec %q does not start with a tool", spec), "aliases", a)
+		}
+	}
+	if c.Failover.Retries < 0 || c.Failover.Retries > 10 {
+		bad(fmt.Sprintf("%d is out of range 0..10", c.Failover.Retries), "failover", "retries")
+	}
+	switch c.Review.Consensus {
+	case "majority", "unanimous", "weighted":
+	default:
+		bad(fmt.Sprintf("%q is not one of majority, unanimous, weighted", c.Review.Consensus), "review", "consensus")
+	}
+	if n := c.Review.Reviewers; n < 1 || n > 8 {
+		bad(fmt.Sprintf("%d is out of range 1..8", n), "review", "reviewers")
+	}
+	for k, w := range c.Review.Weights {
+		if w < 0 {
+			bad(fmt.Sprintf("%v cannot be negative", w), "review", "weights", k)
+		}
+	}
 	r := c.Resources
 	for k, v := range map[string]int64{"memory_max_mb": r.MemoryMaxMB, "memory_swap_max_mb": r.MemorySwapMaxMB, "pids_max": r.PidsMax, "min_free_memory_mb": r.MinFreeMemoryMB} {
 		if v < 0 {
