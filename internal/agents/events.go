@@ -160,7 +160,8 @@ func (s *stream) addErrorStatus(msg string, status int) Event {
 // reported error is classified; a clean exit without an answer is
 // no_result.
 func (s *stream) finish(result string, exit int, stderr string, failed bool) Outcome {
-	result = tail(result)
+	// Trailing newlines are how streams end lines, not part of the answer.
+	result = strings.TrimRight(tail(result), " \t\r\n")
 	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Usage: s.usage}
 	evidence := strings.Join(append(append([]string(nil), s.errors...), stderr), "\n")
 	switch {

@@ -17,6 +17,7 @@
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
 //	forkbomb N       start up to N sleeping children, report how many started
 //	overlap FILE MS  count this run in FILE ("current max", under flock) for MS ms
+//	ratelimited M... fail with a 429 when the run's model (-m/--model) is one of M
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -47,6 +48,7 @@ func Main() int {
 		return 2
 	}
 	out := newEmitter(tool)
+	model = inv.model
 	sid := inv.session
 	if sid == "" {
 		sid = randomID(tool)
@@ -75,7 +77,11 @@ type invocation struct {
 	prompt, via string
 	session     string
 	resumed     bool
+	model       string
 }
+
+// model is the run's model, for the ratelimited directive.
+var model string
 
 // valueFlags take a value in some real tool's argv.
 var valueFlags = map[string]bool{
@@ -98,6 +104,8 @@ func parseArgs(tool string, args []string) (invocation, error) {
 		case valueFlags[a] && i+1 < len(args):
 			i++
 			switch a {
+			case "-m", "--model":
+				inv.model = args[i]
 			case "--session-id":
 				inv.session = args[i]
 			case "--resume", "-r", "-s", "--session":
@@ -135,7 +143,7 @@ func parseArgs(tool string, args []string) (invocation, error) {
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true,
+	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -239,6 +247,13 @@ func run(out emitter, step string) (code int, done bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		out.text(fmt.Sprintf("allocated %d MB", len(mem)))
+	case "ratelimited":
+		for _, m := range words[1:] {
+			if m == model {
+				out.fail("429 Too Many Requests: rate limited on " + m + ", retry after " + retryAfter())
+				return 1, true
+			}
+		}
 	case "overlap":
 		if len(words) == 3 {
 			ms, _ := strconv.Atoi(words[2])
@@ -355,4 +370,13 @@ func overlap(path string, d int) {
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(fmt.Sprintf("%d %d\n", cur, max)), 0)
+}
+
+// retryAfter is what the ratelimited directive asks for (CSA_FAKE_RETRY_AFTER,
+// default 1s).
+func retryAfter() string {
+	if v := os.Getenv("CSA_FAKE_RETRY_AFTER"); v != "" {
+		return v
+	}
+	return "1s"
 }

@@ -34,6 +34,8 @@ type Request struct {
 	Sandbox     Sandbox
 	// Slot is the concurrency slot this run holds, if its tool has a bound.
 	Slot *resource.Slot
+	// Tier is the tier the run's model was chosen from, if any.
+	Tier string
 }
 
 // Run is a prepared session: created (or reopened for its next turn), its
@@ -83,6 +85,7 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 		Status:      session.Pending,
 		ProjectRoot: req.ProjectRoot,
 		CreatedAt:   now.UTC(),
+		Tier:        req.Tier,
 	}
 	if p := req.Parent; p != nil {
 		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1

@@ -130,6 +130,11 @@ type State struct {
 	OutputTruncated   bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
 	Turns             int    `toml:"turns,omitempty" json:"turns,omitempty"`
 
+	// Tier and the attempts that failed over before this session, if it
+	// was chosen from a tier.
+	Tier          string    `toml:"tier,omitempty" json:"tier,omitempty"`
+	FallbackChain []Attempt `toml:"fallback_chain,omitempty" json:"fallback_chain,omitempty"`
+
 	// Resource control of the last turn.
 	Sandbox       string `toml:"sandbox,omitempty" json:"sandbox,omitempty"`
 	MemoryLimitMB int64  `toml:"memory_limit_mb,omitempty" json:"memory_limit_mb,omitempty"`
@@ -137,6 +142,14 @@ type State struct {
 	PeakMemoryMB  int64  `toml:"peak_memory_mb,omitempty" json:"peak_memory_mb,omitempty"`
 	PeakSource    string `toml:"peak_source,omitempty" json:"peak_source,omitempty"` // cgroup (exact) or sampled
 	PidsLimitHit  bool   `toml:"pids_limit_hit,omitempty" json:"pids_limit_hit,omitempty"`
+}
+
+// Attempt is one failed try before a failover.
+type Attempt struct {
+	SessionID string `toml:"session_id" json:"session_id"`
+	Spec      string `toml:"spec" json:"spec"`
+	Class     string `toml:"class" json:"class"`
+	Message   string `toml:"message" json:"message"`
 }
 
 // Move changes the status if the state machine allows it.

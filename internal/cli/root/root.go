@@ -26,6 +26,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/run"
 	"github.com/csa-dev/csa/internal/cli/shim"
 	"github.com/csa-dev/csa/internal/cli/supervise"
+	"github.com/csa-dev/csa/internal/cli/tiers"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
 )
@@ -62,6 +63,7 @@ group, recorded under the state directory, and able to call csa again.`,
 		initcmd.NewCmd(f),
 		doctor.NewCmd(f, Version),
 		tools.NewCmd(f),
+		tiers.NewCmd(f),
 		dev.NewCmd(f),
 		supervise.NewCmd(f),
 		shim.NewCmd(),

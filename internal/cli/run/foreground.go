@@ -20,8 +20,10 @@ type Result struct {
 	Result            string           `json:"result"`
 	Usage             *session.Usage   `json:"usage"`
 	ProviderSessionID string           `json:"provider_session_id"`
-	DurationMS        int64            `json:"duration_ms"`
-	Failure           *session.Failure `json:"failure"`
+	DurationMS        int64             `json:"duration_ms"`
+	Failure           *session.Failure  `json:"failure"`
+	Tier              string            `json:"tier,omitempty"`
+	FallbackChain     []session.Attempt `json:"fallback_chain,omitempty"`
 }
 
 // NewResult summarises a final state.
@@ -30,6 +32,7 @@ func NewResult(st *session.State) Result {
 		SessionID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ExitCode: st.ExitCode,
 		Result: st.Result, Usage: st.Usage, ProviderSessionID: st.ProviderSessionID,
 		DurationMS: st.Duration(st.EndedAt).Milliseconds(), Failure: st.Failure,
+		Tier: st.Tier, FallbackChain: st.FallbackChain,
 	}
 }
 
@@ -47,9 +50,21 @@ func ExitFor(s session.Status) int {
 }
 
 func (o *Options) foreground(store *session.Store, r *runner.Run) error {
+	st, err := o.supervise(store, r)
+	if err != nil {
+		return err
+	}
+	return o.finish(st)
+}
+
+// supervise runs a prepared session here and returns its final state.
+func (o *Options) supervise(store *session.Store, r *runner.Run) (*session.State, error) {
 	ios := o.F.IO
+	if o.signals == nil {
+		o.signals = o.F.Signals()
+	}
 	sup := &runner.Supervisor{
-		Store: store, Signals: o.F.Signals(), BaseEnv: o.F.Environ(), Now: o.F.Now,
+		Store: store, Signals: o.signals, BaseEnv: o.F.Environ(), Now: o.F.Now,
 		Stdout: ios.Out, Stderr: ios.ErrOut,
 	}
 	if o.F.JSON {
@@ -62,10 +77,12 @@ func (o *Options) foreground(store *session.Store, r *runner.Run) error {
 			sup.Stdout = ios.ErrOut
 		}
 	}
-	st, err := sup.Supervise(r)
-	if err != nil {
-		return err
-	}
+	return sup.Supervise(r)
+}
+
+// finish prints the result and turns the state into csa's exit status.
+func (o *Options) finish(st *session.State) error {
+	ios := o.F.IO
 	if o.F.JSON {
 		if err := ios.PrintJSON(NewResult(st)); err != nil {
 			return err

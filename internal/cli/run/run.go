@@ -36,9 +36,13 @@ type Options struct {
 	Yolo        bool
 	Args        []string
 
+	Tier       string
+	NoFailover bool
+
 	timeoutSet, idleSet, yoloSet bool
 	res                          resourceFlags
 	storeRoot                    string
+	signals                      <-chan os.Signal
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -85,6 +89,8 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVar(&opts.res.sandbox, "sandbox", "", "preferred layer: auto, systemd, cgroup2, cgroup1, setrlimit, none")
 	fl.BoolVar(&opts.res.noPreflight, "no-preflight", false, "start even if free memory looks short of the tool's estimated need")
 	fl.BoolVar(&opts.res.wait, "wait", false, "when the tool's max_concurrent slots are all taken, queue for one")
+	fl.StringVar(&opts.Tier, "tier", "", "choose the tool and model from this tier of [tiers] (rotation, cooldowns, failover)")
+	fl.BoolVar(&opts.NoFailover, "no-failover", false, "with --tier: no retries and no failover on rate limits")
 	return cmd
 }
 
@@ -110,6 +116,9 @@ func Run(o *Options) error {
 	cfg, err := o.F.Config(root)
 	if err != nil {
 		return err
+	}
+	if o.Tier != "" {
+		return o.runTier(&cfg.Config, parent, prompt, cwd, root)
 	}
 	resume, err := o.resumeTarget(root)
 	if err != nil {
