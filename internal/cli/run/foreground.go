@@ -12,14 +12,14 @@ import (
 
 // Result is the stable JSON answer of `csa run --json`.
 type Result struct {
-	SessionID         string           `json:"session_id"`
-	Tool              string           `json:"tool"`
-	Model             string           `json:"model"`
-	Status            session.Status   `json:"status"`
-	ExitCode          *int             `json:"exit_code"`
-	Result            string           `json:"result"`
-	Usage             *session.Usage   `json:"usage"`
-	ProviderSessionID string           `json:"provider_session_id"`
+	SessionID         string            `json:"session_id"`
+	Tool              string            `json:"tool"`
+	Model             string            `json:"model"`
+	Status            session.Status    `json:"status"`
+	ExitCode          *int              `json:"exit_code"`
+	Result            string            `json:"result"`
+	Usage             *session.Usage    `json:"usage"`
+	ProviderSessionID string            `json:"provider_session_id"`
 	DurationMS        int64             `json:"duration_ms"`
 	Failure           *session.Failure  `json:"failure"`
 	Tier              string            `json:"tier,omitempty"`
