@@ -179,3 +179,10 @@ func (w *world) requests() string {
 	}
 	return b.String()
 }
+
+func decode(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
