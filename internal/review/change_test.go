@@ -1,0 +1,104 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitRepo makes a repository with a main branch of two commits and a
+// feature branch of one more.
+func gitRepo(t *testing.T) (string, []string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	git := func(args ...string) {
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = dir, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("a.txt", "one\n")
+	git("add", ".")
+	git("commit", "-qm", "one")
+	write("a.txt", "one\ntwo\n")
+	git("commit", "-qam", "two")
+	git("checkout", "-qb", "feature")
+	write("b.txt", "feature\n")
+	git("add", ".")
+	git("commit", "-qm", "feature")
+	return dir, env
+}
+
+func TestCollect(t *testing.T) {
+	dir, env := gitRepo(t)
+	ctx := context.Background()
+	if _, err := Collect(ctx, dir, env, ModeDiff, "", nil); !errors.Is(err, ErrNothing) {
+		t.Fatalf("clean tree: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	c, err := Collect(ctx, dir, env, ModeDiff, "", nil)
+	if err != nil || !strings.Contains(c.Text, "+three") || c.Bytes != len(c.Text) || !strings.Contains(c.What, "git diff HEAD") {
+		t.Fatalf("diff: %v %+v", err, c)
+	}
+	// Staged changes count too.
+	add := exec.Command("git", "add", "a.txt")
+	add.Dir, add.Env = dir, env
+	add.Run()
+	if c, err := Collect(ctx, dir, env, ModeDiff, "", nil); err != nil || !strings.Contains(c.Text, "+three") {
+		t.Fatalf("staged: %v %+v", err, c)
+	}
+	c, err = Collect(ctx, dir, env, ModeRange, "main~1..main", nil)
+	if err != nil || !strings.Contains(c.Text, "+two") || strings.Contains(c.Text, "feature") {
+		t.Fatalf("range: %v %+v", err, c)
+	}
+	c, err = Collect(ctx, dir, env, ModeBranch, "main", nil)
+	if err != nil || !strings.Contains(c.Text, "+feature") || strings.Contains(c.Text, "+two") {
+		t.Fatalf("branch: %v %+v", err, c)
+	}
+	c, err = Collect(ctx, dir, env, ModeFiles, "", []string{"b.txt", filepath.Join(dir, "a.txt")})
+	if err != nil || !strings.HasPrefix(c.Text, "=== b.txt ===\nfeature\n=== /") {
+		t.Fatalf("files: %v %+v", err, c)
+	}
+}
+
+func TestCollectErrors(t *testing.T) {
+	dir, env := gitRepo(t)
+	ctx := context.Background()
+	var ue *UsageError
+	for _, tc := range []struct{ mode, ref string }{
+		{ModeRange, "main"},
+		{ModeRange, "nope..main"},
+		{ModeBranch, "--output=/tmp/x"},
+		{ModeBranch, "no-such-branch"},
+	} {
+		if _, err := Collect(ctx, dir, env, tc.mode, tc.ref, nil); !errors.As(err, &ue) {
+			t.Errorf("%s %s: %v, want a usage error", tc.mode, tc.ref, err)
+		}
+	}
+	if _, err := Collect(ctx, dir, env, ModeFiles, "", []string{"missing.txt"}); !errors.As(err, &ue) {
+		t.Errorf("missing file: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "blank.txt"), []byte("\n  \n"), 0o644)
+	if _, err := Collect(ctx, dir, env, ModeFiles, "", []string{"blank.txt"}); !errors.Is(err, ErrNothing) {
+		t.Errorf("blank file: %v", err)
+	}
+	if _, err := Collect(ctx, t.TempDir(), env, ModeDiff, "", nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), "git diff HEAD") {
+		t.Errorf("not a repository: %v", err)
+	}
+}

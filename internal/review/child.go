@@ -1,0 +1,110 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Runner starts sub-agents as `csa run --json` child processes, so each is
+// a session of its own in the genealogy, read-only (--yolo=false).
+type Runner struct {
+	Exe string   // csa itself
+	Env []string // the children's environment, with the genealogy of the parent session
+	Dir string   // their working directory
+	// Timeout is passed as --timeout when set; otherwise the configured
+	// defaults.timeout applies.
+	Timeout time.Duration
+	// Grace is how long a child csa gets after SIGTERM, when ctx ends, to
+	// stop its agent and record the end.
+	Grace time.Duration
+}
+
+// RunResult is the answer of `csa run --json`.
+type RunResult struct {
+	SessionID         string           `json:"session_id"`
+	Tool              string           `json:"tool"`
+	Model             string           `json:"model"`
+	Status            session.Status   `json:"status"`
+	ExitCode          *int             `json:"exit_code"`
+	Result            string           `json:"result"`
+	ProviderSessionID string           `json:"provider_session_id"`
+	DurationMS        int64            `json:"duration_ms"`
+	Failure           *session.Failure `json:"failure"`
+}
+
+// Start runs a new session of tool (with model, when set) on prompt.
+func (r *Runner) Start(ctx context.Context, tool, model, prompt string) (*RunResult, error) {
+	args := []string{"--tool", tool}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return r.run(ctx, args, prompt)
+}
+
+// Resume continues session id with prompt.
+func (r *Runner) Resume(ctx context.Context, id, prompt string) (*RunResult, error) {
+	return r.run(ctx, []string{"--session", id}, prompt)
+}
+
+func (r *Runner) run(ctx context.Context, extra []string, prompt string) (*RunResult, error) {
+	args := append([]string{"run", "--json", "--yolo=false"}, extra...)
+	if r.Timeout > 0 {
+		args = append(args, "--timeout", r.Timeout.String())
+	}
+	args = append(args, "-") // the prompt on stdin: no size limit, not in ps
+	c, err := proc.Capture(ctx, proc.Spec{
+		Path: r.Exe, Args: args, Env: r.Env, Dir: r.Dir,
+		Stdin: strings.NewReader(prompt), DieWithParent: true,
+	}, r.Grace)
+	if c == nil {
+		return nil, fmt.Errorf("start csa run: %w", err)
+	}
+	var res RunResult
+	if jerr := json.Unmarshal(bytes.TrimSpace(c.Stdout), &res); jerr != nil || res.Status == "" {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("csa run exited %d: %s", c.ExitCode, childError(c.Stderr))
+	}
+	return &res, nil
+}
+
+// childError is the message of a child csa's JSON error, else the last
+// line of its stderr.
+func childError(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var e struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
+			return e.Error.Message + " (" + e.Error.Code + ")"
+		}
+	}
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return last
+	}
+	return "no answer"
+}
+
+// Failed reports why a finished run gives no usable answer, "" when it
+// completed.
+func (r *RunResult) Failed() string {
+	if r.Status == session.Completed {
+		return ""
+	}
+	if r.Failure != nil && r.Failure.Message != "" {
+		return fmt.Sprintf("%s: %s (%s)", r.Status, r.Failure.Message, r.Failure.Class)
+	}
+	return string(r.Status)
+}

@@ -1,0 +1,120 @@
+package review
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/config"
+)
+
+var (
+	claude   = Candidate{Tool: agents.ClaudeCode, Family: agents.FamilyAnthropic}
+	codex    = Candidate{Tool: agents.Codex, Family: agents.FamilyOpenAI}
+	gemini   = Candidate{Tool: agents.GeminiCLI, Family: agents.FamilyGoogle}
+	ocOpenAI = Candidate{Tool: agents.Opencode, Model: "openai/gpt-5", Family: agents.FamilyOpenAI}
+	ocAnon   = Candidate{Tool: agents.Opencode}
+)
+
+func tools(cs []Candidate) []agents.Tool {
+	out := make([]agents.Tool, len(cs))
+	for i, c := range cs {
+		out[i] = c.Tool
+	}
+	return out
+}
+
+func TestPickReviewers(t *testing.T) {
+	all := []Candidate{claude, codex, gemini, ocOpenAI}
+	tests := []struct {
+		name   string
+		cands  []Candidate
+		caller agents.Tool
+		family string
+		n      int
+		want   []agents.Tool
+	}{
+		{"no caller: one per family", all, "", "", 3, []agents.Tool{"claude-code", "codex", "gemini-cli"}},
+		{"caller's family excluded", all, "claude-code", "anthropic", 2, []agents.Tool{"codex", "gemini-cli"}},
+		{"other tools of a family before repeats", all, "claude-code", "anthropic", 4, []agents.Tool{"codex", "gemini-cli", "opencode", "codex"}},
+		{"opencode of the caller's family excluded", all, "codex", "openai", 3, []agents.Tool{"claude-code", "gemini-cli", "claude-code"}},
+		{"reuse when too few families", []Candidate{claude, codex}, "gemini-cli", "google", 3, []agents.Tool{"claude-code", "codex", "claude-code"}},
+		{"unknown family: excluded under a caller", []Candidate{codex, ocAnon}, "claude-code", "anthropic", 2, []agents.Tool{"codex", "codex"}},
+		{"unknown family: its own without a caller", []Candidate{codex, ocAnon}, "", "", 2, []agents.Tool{"codex", "opencode"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := PickReviewers(tc.cands, nil, tc.caller, tc.family, tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(tools(got), tc.want) {
+				t.Fatalf("got %v, want %v", tools(got), tc.want)
+			}
+		})
+	}
+}
+
+func TestPickReviewersNone(t *testing.T) {
+	_, err := PickReviewers([]Candidate{claude, ocAnon}, []string{"codex (disabled)"}, "claude-code", "anthropic", 2)
+	var nt *NoToolError
+	if !errors.As(err, &nt) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"claude-code, family anthropic", "codex (disabled)", "claude-code (family anthropic)", "opencode (family unknown)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestPickDebaters(t *testing.T) {
+	p, c, err := PickDebaters([]Candidate{claude, codex, gemini}, nil, "", "")
+	if err != nil || p.Tool != "claude-code" || c.Tool != "codex" {
+		t.Fatalf("%v %v %v", p, c, err)
+	}
+	// Families other than the caller's first.
+	p, c, err = PickDebaters([]Candidate{claude, codex, gemini}, nil, "claude-code", "anthropic")
+	if err != nil || p.Tool != "codex" || c.Tool != "gemini-cli" {
+		t.Fatalf("%v %v %v", p, c, err)
+	}
+	// The caller's family when there is no other pair; never one family twice.
+	p, c, err = PickDebaters([]Candidate{claude, codex, ocOpenAI}, nil, "codex", "openai")
+	if err != nil || p.Tool != "claude-code" || c.Tool != "codex" {
+		t.Fatalf("%v %v %v", p, c, err)
+	}
+	if _, _, err := PickDebaters([]Candidate{codex, ocOpenAI, ocAnon}, nil, "", ""); err == nil {
+		t.Fatal("one known family made a debate")
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	bin := t.TempDir()
+	prog := filepath.Join(bin, "agent")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Tools.ClaudeCode.Path = prog
+	cfg.Tools.Codex.Path, cfg.Tools.Codex.Enabled = prog, false
+	cfg.Tools.GeminiCLI.Path = filepath.Join(bin, "missing")
+	cfg.Tools.Opencode.Path, cfg.Tools.Opencode.Model = prog, "google/gemini-2.5"
+	fam := func(c *config.Config, t agents.Tool) string {
+		if f := agents.For(t).Family(); f != "" {
+			return f
+		}
+		return agents.FamilyOfModel(c.Tool(string(t)).Model)
+	}
+	cands, skipped := Candidates(&cfg, fam)
+	want := []Candidate{claude, {Tool: agents.Opencode, Model: "google/gemini-2.5", Family: agents.FamilyGoogle}}
+	if !reflect.DeepEqual(cands, want) {
+		t.Fatalf("candidates %+v", cands)
+	}
+	if !reflect.DeepEqual(skipped, []string{"codex (disabled)", "gemini-cli (not installed)"}) {
+		t.Fatalf("skipped %v", skipped)
+	}
+}
