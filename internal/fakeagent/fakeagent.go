@@ -57,7 +57,7 @@ func Main() int {
 	if inv.resumed {
 		out.text("resumed " + sid)
 	}
-	steps := split(inv.prompt)
+	steps := scripted(tool, inv.prompt, split(inv.prompt)) // CSA_FAKE_ANSWERS: see review.go
 	if len(steps) == 0 || !known(firstWord(steps[0])) {
 		out.text(fmt.Sprintf("fake agent received %d bytes via %s", len(inv.prompt), inv.via))
 		out.end()
