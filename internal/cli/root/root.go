@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
+	"github.com/csa-dev/csa/internal/cli/debate"
 	"github.com/csa-dev/csa/internal/cli/dev"
 	"github.com/csa-dev/csa/internal/cli/doctor"
 	"github.com/csa-dev/csa/internal/cli/gc"
@@ -22,6 +23,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/kill"
 	"github.com/csa-dev/csa/internal/cli/logs"
 	"github.com/csa-dev/csa/internal/cli/ps"
+	"github.com/csa-dev/csa/internal/cli/review"
 	"github.com/csa-dev/csa/internal/cli/rm"
 	"github.com/csa-dev/csa/internal/cli/run"
 	"github.com/csa-dev/csa/internal/cli/shim"
@@ -64,6 +66,8 @@ group, recorded under the state directory, and able to call csa again.`,
 		doctor.NewCmd(f, Version),
 		tools.NewCmd(f),
 		tiers.NewCmd(f),
+		review.NewCmd(f, nil),
+		debate.NewCmd(f, nil),
 		dev.NewCmd(f),
 		supervise.NewCmd(f),
 		shim.NewCmd(),

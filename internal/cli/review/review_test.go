@@ -1,0 +1,63 @@
+package review
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/review"
+)
+
+func parse(t *testing.T, args ...string) *Options {
+	t.Helper()
+	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+	var got *Options
+	cmd := NewCmd(f, func(o *Options) error { got = o; return nil })
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestFlags(t *testing.T) {
+	o := parse(t, "--files", "a.go,b.go", "c.go", "-n", "3", "--consensus", "weighted")
+	mode, _, err := o.mode()
+	if err != nil || mode != review.ModeFiles || !reflect.DeepEqual(o.files(), []string{"a.go", "b.go", "c.go"}) {
+		t.Fatalf("%s %v %v", mode, o.files(), err)
+	}
+	if o.Reviewers != 3 || !o.reviewersSet || o.Consensus != "weighted" {
+		t.Fatalf("%+v", o)
+	}
+	want := []string{"--files", "a.go", "b.go", "c.go", "--reviewers", "3", "--consensus", "weighted"}
+	if got := o.record(mode, "", 3, "weighted"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("record %v", got)
+	}
+	if o := parse(t); o.reviewersSet {
+		t.Fatal("--reviewers set without being given")
+	}
+	if mode, _, _ := parse(t).mode(); mode != review.ModeDiff {
+		t.Fatalf("default mode %s", mode)
+	}
+	if mode, ref, _ := parse(t, "--branch", "main").mode(); mode != review.ModeBranch || ref != "main" {
+		t.Fatalf("branch: %s %s", mode, ref)
+	}
+}
+
+func TestModeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--diff", "--branch", "main"}, "--diff, --branch cannot be combined"},
+		{[]string{"--range", "a..b", "--files", "x"}, "--range, --files cannot be combined"},
+		{[]string{"x.go"}, `unexpected argument "x.go"`},
+	} {
+		_, _, err := parse(t, tc.args...).mode()
+		if code, _ := cmdutil.Classify(err); code != "usage" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v", tc.args, err)
+		}
+	}
+}
