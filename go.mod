@@ -3,6 +3,7 @@ module github.com/csa-dev/csa
 go 1.26
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0 // indirect
 	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/oklog/ulid/v2 v2.1.1 // indirect
