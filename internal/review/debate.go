@@ -90,6 +90,7 @@ func Debate(ctx context.Context, r *Runner, proposer, critic Candidate, question
 		rep.Turns = append(rep.Turns, pt)
 		say(fmt.Sprintf("round %d: %s proposed (session %s)%s", round, pt.Tool, orNone(pt.SessionID), errNote(pt)))
 		if pt.Error != "" {
+			rep.Verdict, rep.Reasoning = NoVerdict, ""
 			rep.Error = "the proposer " + pt.Error
 			return rep
 		}

@@ -242,6 +242,11 @@ func TestDebateNoVerdict(t *testing.T) {
 	if rep.Verdict != NoVerdict || rep.RoundsRun != 1 || !strings.HasPrefix(rep.Error, "the critic run ended failed") || len(rep.Turns) != 4 {
 		t.Fatalf("%+v", rep)
 	}
+	r, _ = fakeRunner(t, map[string]string{"S-codex.1": "P", "S-codex.2": "!failed", "S-gemini-cli": `{"verdict": "revise"}`})
+	rep = Debate(context.Background(), r, codex, gemini, "Q", 3, quiet)
+	if rep.Verdict != NoVerdict || rep.Reasoning != "" || rep.RoundsRun != 1 || !strings.HasPrefix(rep.Error, "the proposer run ended failed") || len(rep.Turns) != 3 {
+		t.Fatalf("%+v", rep)
+	}
 }
 
 func TestReviewPromptCarriesTheChange(t *testing.T) {
