@@ -145,6 +145,13 @@ type ToolConfig struct {
 	Resources ToolResources `toml:"resources"`
 	// Env holds extra environment variables for the program.
 	Env map[string]string `toml:"env"`
+	// Transport is how csa talks to the tool: cli (its structured output),
+	// acp (the Agent Client Protocol through ACPPath) or auto (acp when
+	// the tool has an ACP agent and it is installed, else cli).
+	Transport string `toml:"transport"`
+	// ACPPath is the tool's ACP agent program: a name looked up on PATH,
+	// or a path; "" where the tool has none.
+	ACPPath string `toml:"acp_path"`
 }
 
 // GCConfig configures `csa gc`.
@@ -179,7 +186,7 @@ func Default() Config {
 		Review:   ReviewConfig{Reviewers: 2, Consensus: "majority", Weights: map[string]float64{}},
 	}
 	for _, t := range Tools() {
-		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true}
+		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true, Transport: TransportCLI, ACPPath: t.ACPProgram}
 	}
 	return c
 }

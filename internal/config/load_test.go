@@ -389,8 +389,8 @@ func TestMapJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := func(p string) string {
-		return `{"effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"yolo":true}`
+	tool := func(p, acp string) string {
+		return `{"acp_path":"` + acp + `","effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"transport":"cli","yolo":true}`
 	}
 	want := `{"aliases":{},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":""},` +
 		`"failover":{"backoff":"2s","cooldown":"1m0s","retries":2},` +
@@ -398,8 +398,8 @@ func TestMapJSON(t *testing.T) {
 		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"gemini-cli":1024,"opencode":1536},` +
 		`"memory_max_mb":0,"memory_swap_max_mb":0,"min_free_memory_mb":512,"pids_max":0,"sample_interval":"500ms","sandbox":"auto"},` +
 		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"tiers":{},` +
-		`"tools":{"claude-code":` + tool("claude") + `,"codex":` + tool("codex") +
-		`,"gemini-cli":` + tool("gemini") + `,"opencode":` + tool("opencode") + `}}`
+		`"tools":{"claude-code":` + tool("claude", "claude-code-acp") + `,"codex":` + tool("codex", "codex-acp") +
+		`,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

@@ -61,6 +61,8 @@ func Template() string {
 		set(k+"max_concurrent", help("How many runs of this tool may run at once on this machine; 0 for no bound."))
 		set(k+"resources", help(`Overrides of [resources] for this tool, e.g. { memory_max_mb = 3072, enforcement_mode = "Required" }.`))
 		set(k+"env", help(`Extra environment variables for the program, e.g. { FOO = "bar" }.`))
+		set(k+"transport", help(`How csa drives the tool: "cli" (its structured output), "acp" (the Agent Client Protocol, claude-code and codex) or "auto" (acp when acp_path is installed).`))
+		set(k+"acp_path", help(`The tool's ACP agent program (claude-code-acp, codex-acp); "" for none.`))
 	}
 	line("")
 	line("[gc]")

@@ -29,7 +29,16 @@ type ToolInfo struct {
 	Program    string // program name looked up on PATH
 	NPMPackage string // npm package that installs the program
 	Family     Family
+	// ACPProgram is the tool's Agent Client Protocol agent; "" for none.
+	ACPProgram string
 }
+
+// Transports of a tool.
+const (
+	TransportCLI  = "cli"
+	TransportACP  = "acp"
+	TransportAuto = "auto"
+)
 
 // InstallHint returns the command that installs the tool's program.
 func (t ToolInfo) InstallHint() string {
@@ -40,10 +49,10 @@ func (t ToolInfo) InstallHint() string {
 // caller's own.
 func Tools() []ToolInfo {
 	return []ToolInfo{
-		{ToolClaudeCode, "claude", "@anthropic-ai/claude-code", FamilyAnthropic},
-		{ToolCodex, "codex", "@openai/codex", FamilyOpenAI},
-		{ToolGeminiCLI, "gemini", "@google/gemini-cli", FamilyGoogle},
-		{ToolOpencode, "opencode", "opencode-ai", FamilyByModel},
+		{ToolClaudeCode, "claude", "@anthropic-ai/claude-code", FamilyAnthropic, "claude-code-acp"},
+		{ToolCodex, "codex", "@openai/codex", FamilyOpenAI, "codex-acp"},
+		{ToolGeminiCLI, "gemini", "@google/gemini-cli", FamilyGoogle, ""},
+		{ToolOpencode, "opencode", "opencode-ai", FamilyByModel, ""},
 	}
 }
 

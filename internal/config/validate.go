@@ -30,7 +30,17 @@ func (c *Config) validate() []problem {
 		bad(`must be a positive duration such as "5s"`, "defaults", "kill_grace")
 	}
 	for _, t := range Tools() {
-		for k := range c.Tools.get(t.Name).Env {
+		tc := c.Tools.get(t.Name)
+		switch tc.Transport {
+		case TransportCLI, TransportAuto:
+		case TransportACP:
+			if tc.ACPPath == "" {
+				bad(fmt.Sprintf("%s has no ACP agent: set acp_path, or use \"cli\"", t.Name), "tools", t.Name, "transport")
+			}
+		default:
+			bad(fmt.Sprintf("%q is not one of cli, acp, auto", tc.Transport), "tools", t.Name, "transport")
+		}
+		for k := range tc.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
 				bad("not a valid environment variable name", "tools", t.Name, "env", k)
 			}
