@@ -208,6 +208,7 @@ func TestDetachedSupervisorTerminated(t *testing.T) {
 		t.Fatalf("wait: %s", out)
 	}
 	waitDead(t, st.PID)
+	waitDead(t, st.SupervisorPID) // it may still be closing its files
 }
 
 // Fifty concurrent runs in one project: every one recorded, none corrupt.
