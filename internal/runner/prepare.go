@@ -36,6 +36,11 @@ type Request struct {
 	Slot *resource.Slot
 	// Tier is the tier the run's model was chosen from, if any.
 	Tier string
+	// ACPProgram, when set, runs the tool's ACP agent (the CLI stays the
+	// fallback while the connection is set up).
+	ACPProgram string
+	// resume is the provider session a resumed turn continues.
+	resume string
 }
 
 // Run is a prepared session: created (or reopened for its next turn), its
@@ -133,6 +138,7 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 	}
 	describe(st, req, inv)
 	os.Remove(store.Path(id, session.KillRequest)) // a past kill is not this turn's
+	req.resume = st.ProviderSessionID
 	return finishPrepare(store, st, req, inv, h, true)
 }
 
@@ -172,6 +178,7 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
+		ACP: acpSpec(req, req.resume),
 	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index

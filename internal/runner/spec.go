@@ -38,6 +38,9 @@ type Spec struct {
 	// Slot names the concurrency slot a detached supervisor inherits.
 	SlotTool  string `json:"slot_tool,omitempty"`
 	SlotIndex int    `json:"slot_index,omitempty"`
+	// ACP, when set, runs the tool's ACP agent; Program and Args above are
+	// the fallback while its connection is set up.
+	ACP *ACPSpec `json:"acp,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

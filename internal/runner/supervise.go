@@ -58,6 +58,11 @@ func (s *Supervisor) Supervise(run *Run) (*session.State, error) {
 	}
 	defer outLog.Close()
 	defer errLog.Close()
+	if sp.ACP != nil {
+		if st, handled, err := s.superviseACP(run, ev, outLog, errLog); handled {
+			return st, err
+		}
+	}
 
 	var stdin *os.File
 	if sp.StdinPrompt {
@@ -304,6 +309,8 @@ func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, en
 
 func (s *Supervisor) classify(id string, ps *os.ProcessState, end *ending, out agents.Outcome) (session.Status, *session.Failure) {
 	switch {
+	case end != nil && end.class == "":
+		return end.status, nil // an ACP turn that ended well
 	case end != nil:
 		return end.status, &session.Failure{Class: end.class, Message: end.message}
 	case ps == nil:

@@ -38,6 +38,7 @@ type Options struct {
 
 	Tier       string
 	NoFailover bool
+	Transport  string // cli, acp or auto; "" for the tool's setting
 
 	timeoutSet, idleSet, yoloSet bool
 	res                          resourceFlags
@@ -91,6 +92,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.res.wait, "wait", false, "when the tool's max_concurrent slots are all taken, queue for one")
 	fl.StringVar(&opts.Tier, "tier", "", "choose the tool and model from this tier of [tiers] (rotation, cooldowns, failover)")
 	fl.BoolVar(&opts.NoFailover, "no-failover", false, "with --tier: no retries and no failover on rate limits")
+	fl.StringVar(&opts.Transport, "transport", "", "cli, acp (the tool's Agent Client Protocol agent) or auto (default: tools.NAME.transport)")
 	return cmd
 }
 
@@ -240,6 +242,10 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 			"%s is not installed: %v; install it with `npm install -g %s`, or set [tools.%s] path in the config",
 			name, err, a.Package(), name))
 	}
+	acpProgram, err := o.acpProgram(name, tc)
+	if err != nil {
+		return nil, err
+	}
 	if o.Timeout < 0 || o.IdleTimeout < 0 {
 		return nil, cmdutil.Usagef("timeouts cannot be negative")
 	}
@@ -267,7 +273,7 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 	return &runner.Request{
 		Tool: tool, Program: program, Model: model, Effort: effort, Yolo: yolo, Prompt: prompt, Cwd: cwd, ProjectRoot: root,
 		Parent: parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
-		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env,
+		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram,
 	}, nil
 }
 

@@ -1,0 +1,43 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
+)
+
+// acpProgram resolves the run's transport (--transport, else the tool's
+// transport setting) and returns the ACP agent to run, or "" for the CLI.
+// auto takes ACP only when the tool has an installed ACP agent; acp
+// without one is refused.
+func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) {
+	transport := tc.Transport
+	if o.Transport != "" {
+		transport = o.Transport
+	}
+	switch transport {
+	case "", config.TransportCLI:
+		return "", nil
+	case config.TransportAuto:
+		if tc.ACPPath == "" {
+			return "", nil
+		}
+		p, err := lookProgram(tc.ACPPath)
+		if err != nil {
+			return "", nil
+		}
+		return p, nil
+	case config.TransportACP:
+		if tc.ACPPath == "" {
+			return "", cmdutil.Usagef("tool %s has no ACP agent: set [tools.%s] acp_path, or use --transport cli", name, name)
+		}
+		p, err := lookProgram(tc.ACPPath)
+		if err != nil {
+			return "", cmdutil.Refused("tool_not_installed", fmt.Errorf(
+				"the ACP agent of %s is not installed: %v; install it, or set [tools.%s] acp_path in the config", name, err, name))
+		}
+		return p, nil
+	}
+	return "", cmdutil.Usagef("--transport %s: not one of cli, acp, auto", transport)
+}

@@ -1,0 +1,264 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	ossignal "os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// The test binary doubles as a fake ACP agent (CSA_FAKE_ACP=mode) so the
+// supervisor runs a real process group: a fake that answers, one that
+// fails to initialize (fallback to the CLI), one that dies mid-turn (no
+// fallback), one that hangs until cancelled and ignores SIGTERM.
+func TestHelperACPAgent(t *testing.T) {
+	mode := os.Getenv("CSA_FAKE_ACP")
+	if mode == "" {
+		t.Skip("the fake ACP agent of the runner's tests")
+	}
+	a := &procAgent{mode: mode, dir: os.Getenv("CSA_FAKE_DIR"), cancelled: make(chan struct{})}
+	if mode == "hang" {
+		ossignal.Ignore(syscall.SIGTERM)
+		// A grandchild in the group: it too must be gone at the end.
+		exec.Command("sleep", "300").Start()
+	}
+	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	<-a.conn.Done()
+	// Like the real agents, do not exit on stdin EOF.
+	select {}
+}
+
+type procAgent struct {
+	mode, dir string
+	conn      *sdk.AgentSideConnection
+	cancelled chan struct{}
+}
+
+func (a *procAgent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *procAgent) Initialize(context.Context, sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	if a.mode == "init-fail" {
+		return sdk.InitializeResponse{}, errors.New("scripted initialize failure")
+	}
+	return sdk.InitializeResponse{ProtocolVersion: 1}, nil
+}
+
+func (a *procAgent) Cancel(context.Context, sdk.CancelNotification) error {
+	os.WriteFile(filepath.Join(a.dir, "cancelled"), nil, 0o644)
+	close(a.cancelled)
+	return nil
+}
+
+func (a *procAgent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *procAgent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, nil
+}
+
+func (a *procAgent) NewSession(context.Context, sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	return sdk.NewSessionResponse{SessionId: "fake-session"}, nil
+}
+
+func (a *procAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: p.SessionId, Update: sdk.UpdateAgentMessageText("fake answer")})
+	switch a.mode {
+	case "die":
+		time.Sleep(50 * time.Millisecond)
+		os.Exit(3)
+	case "hang":
+		<-a.cancelled
+		// Never acknowledge: csa ends the group anyway.
+		select {}
+	}
+	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, Usage: &sdk.Usage{InputTokens: 7, OutputTokens: 2}}, nil
+}
+
+func (a *procAgent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, errors.New("no resume")
+}
+
+func (a *procAgent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, nil
+}
+
+func (a *procAgent) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// acpRunFor prepares a claude-code run over the fake ACP agent in mode;
+// its CLI fallback prints a stream-json answer and leaves a marker.
+func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, chan os.Signal) {
+	t.Helper()
+	dir := t.TempDir()
+	store, err := session.Open(filepath.Join(dir, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "fake-acp")
+	os.WriteFile(agent, []byte("#!/bin/sh\nexec \""+exe+"\" -test.run='^TestHelperACPAgent$'\n"), 0o755)
+	cli := filepath.Join(dir, "fake-claude")
+	os.WriteFile(cli, []byte("#!/bin/sh\ntouch \""+dir+"/cli-ran\"\necho '{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"cli answer\",\"session_id\":\"cli-session\"}'\n"), 0o755)
+	work := filepath.Join(dir, "work")
+	os.Mkdir(work, 0o755)
+	req := Request{
+		Tool: agents.ClaudeCode, Program: cli, ACPProgram: agent, Prompt: "hello", Yolo: true,
+		Cwd: work, ProjectRoot: work, Grace: 500 * time.Millisecond, MaxLogBytes: 1 << 20,
+		ToolEnv: []string{"CSA_FAKE_ACP=" + mode, "CSA_FAKE_DIR=" + dir},
+	}
+	run, err := Prepare(store, req, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal, 2)
+	sup := &Supervisor{Store: store, Signals: sigs, BaseEnv: os.Environ(), Now: time.Now, Stdout: io.Discard}
+	return sup, run, dir, sigs
+}
+
+func readEvents(s *Supervisor, id string) string {
+	b, _ := os.ReadFile(s.Store.Path(id, "events.jsonl"))
+	return string(b)
+}
+
+func TestACPRun(t *testing.T) {
+	sup, run, dir, _ := acpRunFor(t, "ok")
+	var out bytes.Buffer
+	sup.Stdout = &out
+	st, err := sup.Supervise(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != session.Completed || st.Result != "fake answer" || st.ProviderSessionID != "fake-session" || st.Usage == nil || st.Usage.InputTokens != 7 {
+		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
+	}
+	if out.String() != "fake answer" {
+		t.Errorf("live text %q", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cli-ran")); err == nil {
+		t.Error("the CLI ran too")
+	}
+	if ev := readEvents(sup, st.ID); !strings.Contains(ev, `"transport":"acp"`) || strings.Contains(ev, `"warning"`) {
+		t.Errorf("events:\n%s", ev)
+	}
+	if groupLeft(st.PGID) {
+		t.Error("processes left in the agent's group")
+	}
+}
+
+func TestACPFallbackOnSetupFailure(t *testing.T) {
+	sup, run, dir, _ := acpRunFor(t, "init-fail")
+	st, err := sup.Supervise(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != session.Completed || st.Result != "cli answer" {
+		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cli-ran")); err != nil {
+		t.Error("the CLI did not run")
+	}
+	ev := readEvents(sup, st.ID)
+	if !strings.Contains(ev, `"type":"warning"`) || !strings.Contains(ev, "scripted initialize failure") || !strings.Contains(ev, "falling back to the CLI") {
+		t.Errorf("no fallback warning:\n%s", ev)
+	}
+}
+
+func TestACPNoFallbackAfterPrompt(t *testing.T) {
+	sup, run, dir, _ := acpRunFor(t, "die")
+	st, err := sup.Supervise(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != session.Failed || st.Failure == nil || !strings.Contains(st.Failure.Message, "exited during the turn") {
+		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cli-ran")); err == nil {
+		t.Error("fell back to the CLI after the prompt started")
+	}
+}
+
+func TestACPInterruptCancelsThenEndsGroup(t *testing.T) {
+	sup, run, dir, sigs := acpRunFor(t, "hang")
+	done := make(chan *session.State, 1)
+	go func() {
+		st, err := sup.Supervise(run)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- st
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(readEvents(sup, run.Spec.SessionID), `"type":"text"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not start:\n%s", readEvents(sup, run.Spec.SessionID))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sigs <- syscall.SIGINT
+	var st *session.State
+	select {
+	case st = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("supervisor did not end the run")
+	}
+	if st.Status != session.Killed || st.Failure == nil || st.Failure.Class != session.FailInterrupted {
+		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cancelled")); err != nil {
+		t.Error("session/cancel was not sent")
+	}
+	if !strings.Contains(readEvents(sup, st.ID), `"signal":"session/cancel"`) {
+		t.Error("session/cancel not recorded")
+	}
+	if groupLeft(st.PGID) {
+		t.Error("processes left in the agent's group")
+	}
+}
+
+// groupLeft reports live members of process group pgid (zombies aside:
+// a container's init may not reap them).
+func groupLeft(pgid int) bool {
+	for range 50 {
+		if pgid <= 1 || !liveMember(pgid) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+func liveMember(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
+}
