@@ -35,6 +35,10 @@ const (
 	TransportACP = "acp"
 )
 
+// EvPromptSent marks the moment the prompt goes to an ACP agent, once the
+// connection is set up (the benchmark of csa's start-up measures to it).
+const EvPromptSent = "prompt.sent"
+
 // acpSpec is the ACP part of a run's spec, nil for a CLI run.
 func acpSpec(req Request, resume string) *ACPSpec {
 	if req.ACPProgram == "" {
@@ -164,6 +168,7 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 	}
 
 	promptDone := make(chan acpTurn, 1)
+	ev.Emit(EvPromptSent, map[string]any{"transport": TransportACP, "session": client.SessionID()})
 	go func() {
 		res, err := client.Prompt(ctx, sp.ACP.Prompt)
 		promptDone <- acpTurn{res, err}
