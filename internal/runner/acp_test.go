@@ -208,13 +208,7 @@ func TestACPInterruptCancelsThenEndsGroup(t *testing.T) {
 		}
 		done <- st
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(readEvents(sup, run.Spec.SessionID), `"type":"text"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn did not start:\n%s", readEvents(sup, run.Spec.SessionID))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitTurn(t, sup, run.Spec.SessionID)
 	sigs <- syscall.SIGINT
 	var st *session.State
 	select {
@@ -261,4 +255,67 @@ func liveMember(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// waitTurn waits until the fake agent's turn is under way.
+func waitTurn(t *testing.T, sup *Supervisor, id string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(readEvents(sup, id), `"type":"text"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not start:\n%s", readEvents(sup, id))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestACPTimeoutAndKillRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(*Run)
+		act    func(*Supervisor, *Run)
+		status session.Status
+		class  string
+	}{
+		{"total timeout", func(r *Run) { r.Spec.Timeout = 1500 * time.Millisecond }, nil, session.TimedOut, session.FailTimeout},
+		{"idle timeout", func(r *Run) { r.Spec.IdleTimeout = 1500 * time.Millisecond }, nil, session.TimedOut, session.FailTimeout},
+		{"csa kill", nil, func(s *Supervisor, r *Run) {
+			os.WriteFile(s.Store.Path(r.Spec.SessionID, session.KillRequest), []byte("killed by csa kill"), 0o600)
+		}, session.Killed, session.FailKilled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sup, run, dir, _ := acpRunFor(t, "hang")
+			if tc.setup != nil {
+				tc.setup(run)
+			}
+			done := make(chan *session.State, 1)
+			go func() {
+				st, err := sup.Supervise(run)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- st
+			}()
+			if tc.act != nil {
+				waitTurn(t, sup, run.Spec.SessionID)
+				tc.act(sup, run)
+			}
+			var st *session.State
+			select {
+			case st = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("supervisor did not end the run")
+			}
+			if st.Status != tc.status || st.Failure == nil || st.Failure.Class != tc.class {
+				t.Fatalf("state %s, failure %+v", st.Status, st.Failure)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "cancelled")); err != nil {
+				t.Error("session/cancel was not sent")
+			}
+			if groupLeft(st.PGID) {
+				t.Error("processes left in the agent's group")
+			}
+		})
+	}
 }
