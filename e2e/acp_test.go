@@ -48,6 +48,14 @@ contains = "e2e acp write outside"
   text = "Tried to write outside."
 
 [[rule]]
+name = "denied"
+contains = "e2e acp write without yolo"
+  [[rule.step]]
+  write_file = { path = "acp-denied.txt", content = "must not exist\n" }
+  [[rule.step]]
+  text = "The write was not allowed."
+
+[[rule]]
 name = "remember"
 contains = "e2e acp remember the word"
   [[rule.step]]
@@ -142,6 +150,25 @@ func TestRealACPAgents(t *testing.T) {
 					}
 					if !hasEvent(w.events(r.SessionID), "fs", "refused", true) {
 						t.Fatalf("no refusal recorded:\n%s", dump(w.events(r.SessionID)))
+					}
+				})
+			}
+
+			if tl.name == "claude-code" {
+				// Without yolo a headless run denies the agent's permission
+				// requests, and records why.
+				t.Run("permission_denied", func(t *testing.T) {
+					w := world.in(t)
+					// Claude Code ends its turn when a tool is refused.
+					r := w.run(1, "run", "--json", "--yolo=false", "--tool", tl.name, "e2e acp write without yolo")
+					if r.Failure == nil || !strings.Contains(r.Failure.Message, "denied 1 permission request") {
+						t.Fatalf("the denial is not the reason given: %+v", r.Failure)
+					}
+					if _, err := os.Stat(filepath.Join(w.proj, "acp-denied.txt")); !os.IsNotExist(err) {
+						t.Fatalf("written despite the denial: %v", err)
+					}
+					if evs := w.events(r.SessionID); !hasEvent(evs, "permission", "allowed", false) {
+						t.Fatalf("no denied permission recorded:\n%s", dump(evs))
 					}
 				})
 			}

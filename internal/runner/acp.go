@@ -395,7 +395,11 @@ func (a *acpRun) outcome(res acp.Result, err error) *ending {
 	switch res.StopReason {
 	case "end_turn", "max_tokens", "max_turn_requests":
 		if strings.TrimSpace(res.Text) == "" {
-			return &ending{session.Failed, session.FailNoResult, fmt.Sprintf("the turn ended (%s) without an answer", res.StopReason)}
+			msg := fmt.Sprintf("the turn ended (%s) without an answer", res.StopReason)
+			if len(res.Denied) > 0 {
+				msg += fmt.Sprintf(" after csa denied %d permission request(s) (no yolo): %s", len(res.Denied), strings.Join(res.Denied, "; "))
+			}
+			return &ending{session.Failed, session.FailNoResult, msg}
 		}
 		return &ending{status: session.Completed}
 	case "cancelled":

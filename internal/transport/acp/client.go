@@ -61,6 +61,8 @@ type Result struct {
 	StopReason string
 	Text       string
 	Usage      *session.Usage
+	// Denied are the permission requests csa refused during the turn.
+	Denied []string
 }
 
 // SetupError is a failure before the prompt was sent: the caller may still
@@ -83,6 +85,7 @@ type Client struct {
 	mu        sync.Mutex      // emit, text, result
 	updates   context.Context // the context updates are handled in
 	sessionID string
+	denied    []string
 	text      strings.Builder
 	emitting  bool
 }
@@ -228,7 +231,7 @@ func (c *Client) Prompt(ctx context.Context, prompt string) (Result, error) {
 		c.drained()
 	}
 	c.mu.Lock()
-	out := Result{StopReason: string(res.StopReason), Text: strings.TrimRight(c.text.String(), " \t\r\n")}
+	out := Result{StopReason: string(res.StopReason), Text: strings.TrimRight(c.text.String(), " \t\r\n"), Denied: c.denied}
 	c.mu.Unlock()
 	if u := res.Usage; u != nil {
 		out.Usage = &session.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens)}

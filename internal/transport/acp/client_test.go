@@ -230,8 +230,12 @@ func TestPermissionPolicy(t *testing.T) {
 			tc.cfg.Cwd = t.TempDir()
 			r := newRig(t, tc.cfg, a)
 			setup(t, r)
-			if _, err := r.client.Prompt(ctxT(t), "x"); err != nil {
+			res, err := r.client.Prompt(ctxT(t), "x")
+			if err != nil {
 				t.Fatal(err)
+			}
+			if denied := len(res.Denied) == 1; denied == tc.allow {
+				t.Errorf("denied requests in the result: %v", res.Denied)
 			}
 			if got != tc.want {
 				t.Errorf("answer %q, want %q", got, tc.want)

@@ -86,6 +86,13 @@ func (h handler) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 		}
 	}
 	opt := pick(p.Options, allow)
+	if !allow || opt == "" {
+		h.c.mu.Lock()
+		if len(h.c.denied) < 16 {
+			h.c.denied = append(h.c.denied, orNone(title))
+		}
+		h.c.mu.Unlock()
+	}
 	rec := map[string]any{"tool_call_id": string(p.ToolCall.ToolCallId), "title": title, "kind": kind, "allowed": allow, "reason": reason}
 	if opt == "" {
 		rec["allowed"], rec["reason"] = false, reason+"; no matching option offered"
