@@ -173,6 +173,26 @@ func TestRealACPAgents(t *testing.T) {
 				})
 			}
 
+			t.Run("fallback", func(t *testing.T) {
+				w := world.in(t)
+				// An ACP agent that dies during set-up: the run falls back to
+				// the tool's CLI, with a warning.
+				broken := filepath.Join(t.TempDir(), "broken-acp")
+				os.WriteFile(broken, []byte("#!/bin/sh\necho 'not an ACP agent' >&2\nexit 1\n"), 0o755)
+				cfgPath := filepath.Join(w.proj, ".csa", "config.toml")
+				orig, _ := os.ReadFile(cfgPath)
+				t.Cleanup(func() { os.WriteFile(cfgPath, orig, 0o644) })
+				cfg := fmt.Sprintf("[tools.%s]\ntransport = \"acp\"\nacp_path = %q\n", tl.name, broken)
+				if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := w.run(0, "run", "--json", "--tool", tl.name, "e2e acp plain prompt")
+				evs := w.events(r.SessionID)
+				if r.Status != "completed" || r.Result != "Hello over ACP." || !hasEvent(evs, "warning", "transport", "cli") {
+					t.Fatalf("no fallback to the CLI: %+v\n%s", r, dump(evs))
+				}
+			})
+
 			t.Run("resume", func(t *testing.T) {
 				w := world.in(t)
 				first := w.run(0, "run", "--json", "--tool", tl.name, "e2e acp remember the word")
