@@ -24,6 +24,7 @@ import (
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/session"
+	"golang.org/x/sys/unix"
 )
 
 // agentLimit is issue 3's target: csa's added wall time per run stays
@@ -292,7 +293,10 @@ func (s *treeSampler) peak() int64 { close(s.stop); return <-s.done }
 
 // treePSS sums, in bytes, the Pss of root's descendants (and of root with
 // withRoot): the tree comes from the ppid of every /proc/PID/stat, the Pss
-// from /proc/PID/smaps_rollup.
+// from /proc/PID/smaps_rollup. A child that shares its parent's memory
+// (vfork, as posix_spawn does, until its exec: claude-code starts rg so)
+// reports the parent's whole memory as its own: kcmp(2) finds it, and it
+// is left out.
 func treePSS(root int, withRoot bool) int64 {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -324,20 +328,31 @@ func treePSS(root int, withRoot bool) int64 {
 		for p, hops := parent[pid], 0; !in && p > 1 && hops < 64; p, hops = parent[p], hops+1 {
 			in = p == root
 		}
-		if in {
-			sum += pss(pid)
+		if !in {
+			continue
 		}
+		if pp := parent[pid]; pid != root && sameVM(pid, pp) {
+			continue
+		}
+		roll, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+		if err != nil {
+			continue
+		}
+		sum += pss(roll)
 	}
 	return sum
 }
 
-// pss is the Pss line of /proc/PID/smaps_rollup, in bytes (0 for a zombie).
-func pss(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
+// sameVM reports whether two processes share one memory map.
+func sameVM(a, b int) bool {
+	const kcmpVM = 1 // KCMP_VM
+	r, _, errno := unix.Syscall6(unix.SYS_KCMP, uintptr(a), uintptr(b), kcmpVM, 0, 0, 0)
+	return errno == 0 && r == 0
+}
+
+// pss is the Pss line of an smaps_rollup, in bytes.
+func pss(rollup []byte) int64 {
+	for _, line := range strings.Split(string(rollup), "\n") {
 		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
 			f := strings.Fields(v)
 			if len(f) > 0 {
