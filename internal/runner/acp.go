@@ -110,13 +110,22 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 	go func() { outP.run(outDone); pw.Close() }()
 	go errP.run(errDone)
 
+	// Streamed text ends on a line of its own once the turn is over.
+	var shown, lastNL atomic.Bool
+	defer func() {
+		if shown.Load() && !lastNL.Load() && s.Stdout != nil {
+			io.WriteString(s.Stdout, "\n")
+		}
+	}()
 	client := acp.New(acp.Config{
 		Cwd: sp.Cwd, Yolo: sp.ACP.Yolo, ResumeID: sp.ACP.ResumeID,
 		Instructions: instructions(run.State),
 		Emit:         func(typ string, data any) { ev.Emit(typ, data) },
 		Text: func(t string) {
-			if s.Stdout != nil {
+			if s.Stdout != nil && t != "" {
 				showText(s.Stdout, agents.Text{Text: t, Delta: true})
+				shown.Store(true)
+				lastNL.Store(strings.HasSuffix(t, "\n"))
 			}
 		},
 		Log: errLog,
@@ -381,7 +390,7 @@ func (a *acpRun) outcome(res acp.Result, err error) *ending {
 	if err != nil {
 		select {
 		case <-a.client.Done():
-			err = fmt.Errorf("the ACP agent exited during the turn (%w)", err)
+			err = fmt.Errorf("the ACP agent's connection ended during the turn (%w)", err)
 		default:
 		}
 		evidence := err.Error() + "\n" + a.s.stderrTail(id)

@@ -152,7 +152,7 @@ func TestACPRun(t *testing.T) {
 	if st.Status != session.Completed || st.Result != "fake answer" || st.ProviderSessionID != "fake-session" || st.Usage == nil || st.Usage.InputTokens != 7 {
 		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
 	}
-	if out.String() != "fake answer" {
+	if out.String() != "fake answer\n" {
 		t.Errorf("live text %q", out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cli-ran")); err == nil {
@@ -190,7 +190,7 @@ func TestACPNoFallbackAfterPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != session.Failed || st.Failure == nil || !strings.Contains(st.Failure.Message, "exited during the turn") {
+	if st.Status != session.Failed || st.Failure == nil || !strings.Contains(st.Failure.Message, "during the turn") {
 		t.Fatalf("state %+v (failure %+v)", st, st.Failure)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cli-ran")); err == nil {

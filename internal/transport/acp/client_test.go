@@ -454,3 +454,22 @@ func TestToolCallEvents(t *testing.T) {
 		t.Errorf("events %+v", r.events.evs)
 	}
 }
+
+// A line beyond the SDK's 10 MiB limit ends the connection: the turn
+// fails at once instead of hanging.
+func TestOversizedLine(t *testing.T) {
+	a := &fakeAgent{}
+	a.prompt = func(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+		line := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` +
+			strings.Repeat("x", 11<<20) + `"}}}}` + "\n"
+		a.out.Write([]byte(line))
+		<-ctx.Done()
+		return sdk.PromptResponse{}, ctx.Err()
+	}
+	r := newRig(t, Config{Cwd: t.TempDir()}, a)
+	setup(t, r)
+	start := time.Now()
+	if _, err := r.client.Prompt(ctxT(t), "x"); err == nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v after %v", err, time.Since(start))
+	}
+}
