@@ -29,9 +29,11 @@ func StartSampler(pid int, interval time.Duration) *Sampler {
 
 func (s *Sampler) loop() {
 	defer close(s.done)
+	// No sample at once: a run shorter than one interval is measured by
+	// the kernel's high-water mark of its leader (rusage) instead, and most
+	// trivial runs are over before the first tick.
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
-	s.sample()
 	for {
 		select {
 		case <-s.stop:

@@ -106,7 +106,9 @@ func (s *Stats) Record(tool string, peakMB int64) (warning string, err error) {
 	if err != nil {
 		return warning, fmt.Errorf("record usage of %s: encode: %w", tool, err)
 	}
-	if err := fsutil.WriteFileAtomic(s.path, data); err != nil {
+	// Atomic but not fsynced: it runs at the end of every run, and losing
+	// the newest peak to a machine crash only delays the estimate.
+	if err := fsutil.WriteFileReplace(s.path, data); err != nil {
 		return warning, fmt.Errorf("record usage of %s: %w", tool, err)
 	}
 	return warning, nil
