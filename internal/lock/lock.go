@@ -53,6 +53,21 @@ func (l *Lock) LockTimeout(ctx context.Context, timeout time.Duration) error {
 	return nil
 }
 
+// LockSharedTimeout takes the lock shared with other shared holders (but
+// not with an exclusive one), waiting at most timeout.
+func (l *Lock) LockSharedTimeout(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ok, err := l.f.TryRLockContext(ctx, 5*time.Millisecond)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("lock %s: %w", l.f.Path(), err)
+	}
+	if !ok {
+		return fmt.Errorf("lock %s: %w", filepath.Base(l.f.Path()), ErrTimeout)
+	}
+	return nil
+}
+
 // Unlock releases the lock and closes its file.
 func (l *Lock) Unlock() error { return l.f.Close() }
 

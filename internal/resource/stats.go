@@ -29,11 +29,15 @@ const statsLockTimeout = 5 * time.Second
 //	[history]
 //	codex = [2048, 2304, 2176]
 //
-// Writers take an exclusive flock on path+".lock", read, modify and replace
-// the file atomically, so concurrent runs lose no record. Readers need no
-// lock: they see the old file or the new one. A truncated or corrupt file
-// is not an error that stops a run: whatever can be salvaged is kept, a
-// warning is returned and the next Record writes a good file.
+// A record is appended to a journal beside it (path+".log", one
+// "tool MB" line) under a shared flock on path+".lock": a run ends with one
+// small append, not a rewrite (new files cost the most on the start-up
+// path). When the journal grows past statsCompactAt, or the file is
+// found damaged, the writer takes the lock exclusively, merges the journal
+// into the file, replaces it atomically and removes the journal, so
+// concurrent runs lose no record. Readers take the lock shared. A truncated
+// or corrupt file is not an error that stops a run: whatever can be
+// salvaged is kept, a warning is returned and the file is rewritten.
 type Stats struct {
 	path        string
 	lockTimeout time.Duration
@@ -60,6 +64,11 @@ func (s *Stats) WithLockTimeout(d time.Duration) *Stats {
 // Path is the statistics file.
 func (s *Stats) Path() string { return s.path }
 
+// statsCompactAt is the journal size that triggers a merge into the file.
+const statsCompactAt = 16 << 10
+
+func (s *Stats) journal() string { return s.path + ".log" }
+
 // History returns tool's records, oldest first. A missing file is an empty
 // history; a damaged one yields what could be salvaged and a warning (the
 // file is rewritten by the next Record, not here).
@@ -67,6 +76,8 @@ func (s *Stats) History(tool string) (history []int64, warning string, err error
 	if tool == "" {
 		return nil, "", errors.New("usage statistics: empty tool name")
 	}
+	// No lock: a reader racing a merge may count the merged records twice
+	// for a moment, which an estimate can bear.
 	all, warning, err := s.read()
 	if err != nil {
 		return nil, "", err
@@ -89,29 +100,68 @@ func (s *Stats) Record(tool string, peakMB int64) (warning string, err error) {
 		return "", fmt.Errorf("record usage of %s: %w", tool, err)
 	}
 	l := lock.New(s.path + ".lock")
-	if err := l.LockTimeout(context.Background(), s.lockTimeout); err != nil {
+	if err := l.LockSharedTimeout(context.Background(), s.lockTimeout); err != nil {
 		return "", fmt.Errorf("record usage of %s: usage statistics busy: %w", tool, err)
 	}
-	defer l.Unlock()
-
-	all, warning, err := s.read()
+	_, warning, err = s.read()
 	if err != nil {
+		l.Unlock()
 		return "", fmt.Errorf("record usage of %s: %w", tool, err)
 	}
-	if all == nil {
-		all = map[string][]int64{}
-	}
-	all[tool] = statsTrim(append(all[tool], peakMB))
-	data, err := toml.Marshal(statsFile{History: all})
+	size, err := s.append(tool, peakMB)
+	l.Unlock()
 	if err != nil {
-		return warning, fmt.Errorf("record usage of %s: encode: %w", tool, err)
-	}
-	// Atomic but not fsynced: it runs at the end of every run, and losing
-	// the newest peak to a machine crash only delays the estimate.
-	if err := fsutil.WriteFileReplace(s.path, data); err != nil {
 		return warning, fmt.Errorf("record usage of %s: %w", tool, err)
 	}
+	if _, serr := os.Stat(s.path); warning != "" || size >= statsCompactAt || serr != nil {
+		// The first record of a project creates the file; damage and a
+		// long journal are merged away.
+		if err := s.compact(); err != nil {
+			return warning, fmt.Errorf("record usage of %s: %w", tool, err)
+		}
+	}
 	return warning, nil
+}
+
+// append adds one record to the journal and returns the journal's size.
+func (s *Stats) append(tool string, peakMB int64) (int64, error) {
+	f, err := os.OpenFile(s.journal(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%s %d\n", tool, peakMB); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// compact merges the journal into the file under the exclusive lock.
+func (s *Stats) compact() error {
+	l := lock.New(s.path + ".lock")
+	if err := l.LockTimeout(context.Background(), s.lockTimeout); err != nil {
+		return fmt.Errorf("usage statistics busy: %w", err)
+	}
+	defer l.Unlock()
+	all, _, err := s.read()
+	if err != nil {
+		return err
+	}
+	data, err := toml.Marshal(statsFile{History: all})
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	if err := fsutil.WriteFileReplace(s.path, data); err != nil {
+		return err
+	}
+	if err := os.Remove(s.journal()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // read loads every tool's history. Only I/O failures other than a missing
@@ -119,7 +169,9 @@ func (s *Stats) Record(tool string, peakMB int64) (warning string, err error) {
 func (s *Stats) read() (map[string][]int64, string, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string][]int64{}, "", nil
+		h := map[string][]int64{}
+		s.readJournal(h)
+		return h, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("usage statistics: %w", err)
@@ -155,6 +207,9 @@ func (s *Stats) read() (map[string][]int64, string, error) {
 	if dropped > 0 && damage == "" {
 		damage = fmt.Sprintf("%d non-positive records", dropped)
 	}
+	if bad := s.readJournal(f.History); bad > 0 && damage == "" {
+		damage = fmt.Sprintf("%d malformed journal lines", bad)
+	}
 	if damage == "" {
 		return f.History, "", nil
 	}
@@ -164,6 +219,33 @@ func (s *Stats) read() (map[string][]int64, string, error) {
 	}
 	return f.History, fmt.Sprintf("usage statistics %s were damaged (%s); regenerated keeping %d records of %d tools",
 		s.path, damage, n, len(f.History)), nil
+}
+
+// readJournal appends the journal's records to h, trimming each tool to
+// the window, and returns how many lines it could not read.
+func (s *Stats) readJournal(h map[string][]int64) (bad int) {
+	data, err := os.ReadFile(s.journal())
+	if err != nil {
+		return 0
+	}
+	lines := strings.Split(string(data), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		var v int64
+		if len(f) != 2 || f[0] == "" {
+			bad++
+			continue
+		}
+		if _, err := fmt.Sscan(f[1], &v); err != nil || v <= 0 {
+			bad++
+			continue
+		}
+		h[f[0]] = statsTrim(append(h[f[0]], v))
+	}
+	return bad
 }
 
 // statsSalvage keeps every line of the [history] table that still parses

@@ -98,10 +98,11 @@ func TestStatsRoundTripAndWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(data, []byte("[history]\n")) || !bytes.Contains(data, []byte("claude-code = [2048]\n")) {
+	// The first record created the file; later ones went to its journal.
+	if !bytes.HasPrefix(data, []byte("[history]\n")) || !bytes.Contains(data, []byte("codex = [1001]\n")) {
 		t.Errorf("file content:\n%s\nwant a [history] table with one line per tool", data)
 	}
-	for _, p := range []string{path, path + ".lock"} {
+	for _, p := range []string{path, path + ".lock", path + ".log"} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
@@ -115,8 +116,8 @@ func TestStatsRoundTripAndWindow(t *testing.T) {
 		t.Errorf("state dir created as %v, %v; want mode 0700", fi, err)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("state dir holds %d entries, want the file and its lock (no temp files)", len(ents))
+	if len(ents) != 3 {
+		t.Errorf("state dir holds %d entries, want the file, its lock and its journal (no temp files)", len(ents))
 	}
 }
 
@@ -313,5 +314,28 @@ func TestStatsConcurrentProcessesLoseNothing(t *testing.T) {
 		if !slices.Equal(got, want[tool]) {
 			t.Errorf("%s: %d records %v, want all %d: %v", tool, len(got), got, len(want[tool]), want[tool])
 		}
+	}
+}
+
+// TestStatsJournalMerged: past the journal's size limit its records move
+// into the file and the journal starts again, losing nothing.
+func TestStatsJournalMerged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage_stats.toml")
+	s := resource.OpenStats(path)
+	var want []int64
+	for i := int64(1); i <= 2000; i++ { // well past 16 KiB of journal
+		statsRecord(t, s, "codex", i)
+		want = append(want, i)
+	}
+	want = want[len(want)-resource.HistoryWindow:]
+	if h := statsHistory(t, s, "codex"); !slices.Equal(h, want) {
+		t.Fatalf("history = %v, want %v", h, want)
+	}
+	if fi, err := os.Stat(path + ".log"); err == nil && fi.Size() >= 16<<10 {
+		t.Errorf("journal never merged: %d bytes", fi.Size())
+	}
+	data, _ := os.ReadFile(path)
+	if bytes.Contains(data, []byte("codex = [1, ")) {
+		t.Errorf("the file was never rewritten: %s", data)
 	}
 }
