@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *Stats) WithLockTimeout(d time.Duration) *Stats {
 func (s *Stats) Path() string { return s.path }
 
 // statsCompactAt is the journal size that triggers a merge into the file.
-const statsCompactAt = 16 << 10
+const statsCompactAt = 4 << 10
 
 func (s *Stats) journal() string { return s.path + ".log" }
 
@@ -103,7 +104,7 @@ func (s *Stats) Record(tool string, peakMB int64) (warning string, err error) {
 	if err := l.LockSharedTimeout(context.Background(), s.lockTimeout); err != nil {
 		return "", fmt.Errorf("record usage of %s: usage statistics busy: %w", tool, err)
 	}
-	_, warning, err = s.read()
+	_, warning, err = s.readFile()
 	if err != nil {
 		l.Unlock()
 		return "", fmt.Errorf("record usage of %s: %w", tool, err)
@@ -164,14 +165,25 @@ func (s *Stats) compact() error {
 	return nil
 }
 
-// read loads every tool's history. Only I/O failures other than a missing
-// file are errors; damage is repaired in memory and reported as a warning.
+// read loads every tool's history, the file's and the journal's. Only I/O
+// failures other than a missing file are errors; damage is repaired in
+// memory and reported as a warning.
 func (s *Stats) read() (map[string][]int64, string, error) {
+	h, warning, err := s.readFile()
+	if err != nil {
+		return nil, "", err
+	}
+	if bad := s.readJournal(h); bad > 0 && warning == "" {
+		warning = fmt.Sprintf("usage statistics journal %s had %d malformed lines; they were dropped", s.journal(), bad)
+	}
+	return h, warning, nil
+}
+
+// readFile loads the file alone (see read).
+func (s *Stats) readFile() (map[string][]int64, string, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, os.ErrNotExist) {
-		h := map[string][]int64{}
-		s.readJournal(h)
-		return h, "", nil
+		return map[string][]int64{}, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("usage statistics: %w", err)
@@ -207,9 +219,6 @@ func (s *Stats) read() (map[string][]int64, string, error) {
 	if dropped > 0 && damage == "" {
 		damage = fmt.Sprintf("%d non-positive records", dropped)
 	}
-	if bad := s.readJournal(f.History); bad > 0 && damage == "" {
-		damage = fmt.Sprintf("%d malformed journal lines", bad)
-	}
 	if damage == "" {
 		return f.History, "", nil
 	}
@@ -233,17 +242,16 @@ func (s *Stats) readJournal(h map[string][]int64) (bad int) {
 		lines = lines[:n-1]
 	}
 	for _, line := range lines {
-		f := strings.Fields(line)
-		var v int64
-		if len(f) != 2 || f[0] == "" {
+		tool, num, ok := strings.Cut(line, " ")
+		v, err := strconv.ParseInt(num, 10, 64)
+		if !ok || tool == "" || err != nil || v <= 0 {
 			bad++
 			continue
 		}
-		if _, err := fmt.Sscan(f[1], &v); err != nil || v <= 0 {
-			bad++
-			continue
-		}
-		h[f[0]] = statsTrim(append(h[f[0]], v))
+		h[tool] = append(h[tool], v)
+	}
+	for tool, v := range h {
+		h[tool] = statsTrim(v)
 	}
 	return bad
 }
