@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every csa performance benchmark and prints one table of the figures
-# against the targets (see docs/performance.md). About 1-2 minutes on 2 cores.
+# against the targets (see docs/performance.md). About 4-7 minutes on 2 cores
+# (the real-agent benchmark needs scripts/install-agents.sh first).
 #
 #   bench/run.sh            # everything
 #   bench/run.sh -quick     # fewer iterations (a smoke run, ~40 s)
