@@ -102,8 +102,6 @@ func Run(o *Options) error {
 	}
 	var b strings.Builder
 	render(&b, &rep)
-	crew.Say(strings.TrimRight(b.String(), "\n"))
-	saveErr := crew.Sess.SaveJSON(ReportFile, rep)
 	summary := fmt.Sprintf("%s after %d of %d rounds", rep.Verdict, rep.RoundsRun, rep.Rounds)
 	if rep.Error != "" {
 		summary += ": " + rep.Error
@@ -112,21 +110,7 @@ func Run(o *Options) error {
 	if rep.Verdict == review.NoVerdict {
 		class = "no_verdict"
 	}
-	code := crew.End(rep.ExitCode, summary, class)
-	if saveErr != nil {
-		return fmt.Errorf("save %s: %w", ReportFile, saveErr)
-	}
-	if o.F.JSON {
-		if err := o.F.IO.PrintJSON(rep); err != nil {
-			return err
-		}
-	} else {
-		io.WriteString(o.F.IO.Out, b.String())
-	}
-	if code != 0 {
-		return &cmdutil.Silent{Exit: code}
-	}
-	return nil
+	return crew.Finish(ReportFile, rep, b.String(), rep.ExitCode, summary, class)
 }
 
 func (o *Options) question() (string, error) {

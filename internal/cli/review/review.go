@@ -146,27 +146,11 @@ func Run(o *Options) error {
 	summary := fmt.Sprintf("%s (%s: %s)", verdict, strategy, tally.Describe())
 	var b strings.Builder
 	render(&b, rep)
-	crew.Say(strings.TrimRight(b.String(), "\n"))
-	saveErr := crew.Sess.SaveJSON(ReportFile, rep)
 	class := "review_failed"
 	if verdict != review.Fail {
 		class = "no_consensus"
 	}
-	code := crew.End(rep.ExitCode, summary, class)
-	if saveErr != nil {
-		return fmt.Errorf("save %s: %w", ReportFile, saveErr)
-	}
-	if o.F.JSON {
-		if err := o.F.IO.PrintJSON(rep); err != nil {
-			return err
-		}
-	} else {
-		io.WriteString(o.F.IO.Out, b.String())
-	}
-	if code != 0 {
-		return &cmdutil.Silent{Exit: code}
-	}
-	return nil
+	return crew.Finish(ReportFile, rep, b.String(), rep.ExitCode, summary, class)
 }
 
 // mode checks that at most one kind of change was asked for.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -211,4 +213,27 @@ func (c *Crew) End(exit int, result, class string) int {
 		fmt.Fprintf(c.f.IO.ErrOut, "csa %s: recording the end of session %s: %v\n", c.kind, c.Sess.ID(), err)
 	}
 	return exit
+}
+
+// Finish ends the crew's session with its report: the text is said in the
+// session's events and printed (or the report as JSON), the report saved
+// as file, and the exit status returned as csa's.
+func (c *Crew) Finish(file string, report any, text string, exit int, summary, class string) error {
+	c.Say(strings.TrimRight(text, "\n"))
+	saveErr := c.Sess.SaveJSON(file, report)
+	code := c.End(exit, summary, class)
+	if saveErr != nil {
+		return fmt.Errorf("save %s: %w", file, saveErr)
+	}
+	if c.f.JSON {
+		if err := c.f.IO.PrintJSON(report); err != nil {
+			return err
+		}
+	} else {
+		io.WriteString(c.f.IO.Out, text)
+	}
+	if code != 0 {
+		return &cmdutil.Silent{Exit: code}
+	}
+	return nil
 }
