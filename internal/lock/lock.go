@@ -41,24 +41,19 @@ func (l *Lock) TryLock() (bool, error) {
 
 // LockTimeout blocks until the lock is taken, ctx ends or timeout passes.
 func (l *Lock) LockTimeout(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ok, err := l.f.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("lock %s: %w", l.f.Path(), err)
-	}
-	if !ok {
-		return fmt.Errorf("lock %s: %w", filepath.Base(l.f.Path()), ErrTimeout)
-	}
-	return nil
+	return l.wait(ctx, timeout, l.f.TryLockContext)
 }
 
 // LockSharedTimeout takes the lock shared with other shared holders (but
 // not with an exclusive one), waiting at most timeout.
 func (l *Lock) LockSharedTimeout(ctx context.Context, timeout time.Duration) error {
+	return l.wait(ctx, timeout, l.f.TryRLockContext)
+}
+
+func (l *Lock) wait(ctx context.Context, timeout time.Duration, try func(context.Context, time.Duration) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ok, err := l.f.TryRLockContext(ctx, 5*time.Millisecond)
+	ok, err := try(ctx, 5*time.Millisecond)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("lock %s: %w", l.f.Path(), err)
 	}

@@ -49,6 +49,16 @@ func (f *Factory) ProjectRoot(dir string) (string, error) {
 	return project.FindRoot(dir)
 }
 
+// CwdConfig loads the configuration of the current directory's project.
+func (f *Factory) CwdConfig() (*config.Loaded, string, error) {
+	root, err := f.ProjectRoot(".")
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := f.Config(root)
+	return l, root, err
+}
+
 // Config loads the merged configuration of a project.
 func (f *Factory) Config(root string) (*config.Loaded, error) { return config.Load(root) }
 

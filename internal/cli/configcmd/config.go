@@ -19,11 +19,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	load := func() (*config.Loaded, error) {
-		root, err := f.ProjectRoot(".")
-		if err != nil {
-			return nil, err
-		}
-		return f.Config(root)
+		l, _, err := f.CwdConfig()
+		return l, err
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show",

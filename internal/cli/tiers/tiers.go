@@ -34,11 +34,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "List the configured tiers, their model specs and provider cooldowns",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			root, err := f.ProjectRoot(".")
-			if err != nil {
-				return err
-			}
-			l, err := f.Config(root)
+			l, _, err := f.CwdConfig()
 			if err != nil {
 				return err
 			}

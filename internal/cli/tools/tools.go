@@ -17,11 +17,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "List every tool with its program, version and model family",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			root, err := f.ProjectRoot(".")
-			if err != nil {
-				return err
-			}
-			l, err := f.Config(root)
+			l, _, err := f.CwdConfig()
 			if err != nil {
 				return err
 			}
