@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,9 @@ func TestScripts(t *testing.T) {
 			"waitfor": cmdWaitFor,
 			"bigfile": cmdBigFile,
 			"waitps":  cmdWaitPs,
+			"jsonget": cmdJSONGet,
+			"exits":   cmdExits,
+			"waitnoagents": cmdWaitNoAgents,
 		},
 	})
 }
@@ -153,5 +158,70 @@ func cmdWaitPs(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("csa ps never matched %q:\n%s", args[0], out)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// jsonget VAR KEY: set VAR to the first string or number value of "KEY" in
+// the previous command's JSON stdout.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonget VAR KEY")
+	}
+	re := regexp.MustCompile(`"` + regexp.QuoteMeta(args[1]) + `":\s*("((?:[^"\\]|\\.)*)"|-?[0-9.]+)`)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("no %q in stdout", args[1])
+	}
+	v := m[1]
+	if strings.HasPrefix(v, `"`) {
+		v = m[2]
+	}
+	ts.Setenv(args[0], v)
+}
+
+// waitnoagents: wait (bounded: 10 s) until no process started for this
+// script's state directory is left, and fail naming any that remain.
+func cmdWaitNoAgents(ts *testscript.TestScript, neg bool, args []string) {
+	tag := []byte("CSA_STATE_DIR=" + ts.Getenv("CSA_STATE_DIR") + "\x00")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left []string
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			env, err := os.ReadFile(d + "/environ")
+			if err != nil || !strings.Contains(string(env), string(tag)) || filepath.Base(d) == strconv.Itoa(os.Getpid()) {
+				continue
+			}
+			cmd, _ := os.ReadFile(d + "/cmdline")
+			left = append(left, filepath.Base(d)+" "+strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// exits N PROG ARGS...: run PROG and require exit status N; its stdout and
+// stderr become the script's stdout and stderr.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROG ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
 }

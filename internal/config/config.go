@@ -32,6 +32,23 @@ type Config struct {
 	Aliases  map[string]string `toml:"aliases"`
 	Failover FailoverConfig    `toml:"failover"`
 	Review   ReviewConfig      `toml:"review"`
+	// Interactive tunes sessions run in tmux (csa run -i).
+	Interactive InteractiveConfig `toml:"interactive"`
+}
+
+// InteractiveConfig tunes interactive sessions and their classifier.
+type InteractiveConfig struct {
+	// Grace: a session this young, with no clearer signal, is just_started.
+	Grace Duration `toml:"grace"`
+	// Quiet: output and CPU silent this long end a turn of an agent that
+	// has no turn hooks.
+	Quiet Duration `toml:"quiet"`
+	// StuckAfter: an input with no output, CPU or turn event this long is
+	// stuck.
+	StuckAfter Duration `toml:"stuck_after"`
+	// Width and Height of the pane.
+	Width  int `toml:"width"`
+	Height int `toml:"height"`
 }
 
 // TierConfig is one tier.
@@ -184,6 +201,10 @@ func Default() Config {
 		Aliases:  map[string]string{},
 		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second)},
 		Review:   ReviewConfig{Reviewers: 2, Consensus: "majority", Weights: map[string]float64{}},
+		Interactive: InteractiveConfig{
+			Grace: Duration(5 * time.Second), Quiet: Duration(3 * time.Second), StuckAfter: Duration(5 * time.Minute),
+			Width: 200, Height: 50,
+		},
 	}
 	for _, t := range Tools() {
 		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true, Transport: TransportCLI, ACPPath: t.ACPProgram}

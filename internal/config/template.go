@@ -65,6 +65,13 @@ func Template() string {
 		set(k+"acp_path", help(`The tool's ACP agent program (claude-code-acp, codex-acp); "" for none.`))
 	}
 	line("")
+	line("[interactive]")
+	set("interactive.grace", "A session this young, with no clearer signal, is just_started.")
+	set("interactive.quiet", "Output and CPU quiet this long end a turn of an agent without turn hooks (gemini-cli, opencode).")
+	set("interactive.stuck_after", "An input with no output, CPU or turn event for this long makes the session stuck.")
+	set("interactive.width", "Width of the tmux pane, in columns.")
+	set("interactive.height", "Height of the tmux pane, in lines.")
+	line("")
 	line("[gc]")
 	set("gc.max_age_days", `Age in days after which "csa gc" removes a session.`)
 	line("")

@@ -26,6 +26,17 @@ func (c *Config) validate() []problem {
 			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", t, strings.Join(ToolNames(), ", ")), "defaults", "tool")
 		}
 	}
+	for key, d := range map[string]Duration{"grace": c.Interactive.Grace, "quiet": c.Interactive.Quiet, "stuck_after": c.Interactive.StuckAfter} {
+		if d <= 0 {
+			bad(`must be a positive duration such as "5s"`, "interactive", key)
+		}
+	}
+	if w := c.Interactive.Width; w < 20 || w > 1000 {
+		bad(fmt.Sprintf("%d is out of range 20..1000", w), "interactive", "width")
+	}
+	if h := c.Interactive.Height; h < 5 || h > 500 {
+		bad(fmt.Sprintf("%d is out of range 5..500", h), "interactive", "height")
+	}
 	if c.Defaults.KillGrace <= 0 {
 		bad(`must be a positive duration such as "5s"`, "defaults", "kill_grace")
 	}

@@ -41,6 +41,9 @@ import (
 
 // Main runs the fake agent and returns its exit status.
 func Main() int {
+	if isInteractive() {
+		return interactiveMain()
+	}
 	tool := os.Getenv("CSA_TOOL")
 	inv, err := parseArgs(tool, os.Args[1:])
 	if err != nil {

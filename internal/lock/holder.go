@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Holder is an exclusive lock whose open file can be handed to a child
@@ -43,3 +44,16 @@ func Adopt(fd uintptr, name string) (*Holder, error) {
 
 // Release drops the lock.
 func (h *Holder) Release() error { return h.File.Close() }
+
+// AcquireWait is Acquire that waits up to timeout for a holder to let go
+// (a process handing a lock over to one it started).
+func AcquireWait(path string, timeout time.Duration) (*Holder, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		h, err := Acquire(path)
+		if err == nil || time.Now().After(deadline) {
+			return h, err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -28,6 +28,10 @@ type Spec struct {
 	// DieWithParent makes the kernel SIGKILL the child when the starting
 	// process dies, so a SIGKILLed supervisor leaves no agent behind.
 	DieWithParent bool
+	// InTerminal keeps the child in the caller's session and process
+	// group: it shares the caller's controlling terminal as its
+	// foreground job (an interactive agent inside a tmux pane).
+	InTerminal bool
 }
 
 // Process is a started child leading its own process group.
@@ -51,7 +55,7 @@ func Start(spec Spec) (*Process, error) {
 	cmd.Stdout = spec.Stdout
 	cmd.Stderr = spec.Stderr
 	cmd.ExtraFiles = spec.ExtraFiles
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: !spec.InTerminal}
 	if spec.DieWithParent {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
@@ -69,8 +73,14 @@ func Start(spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// PGID is the child's process group id (equal to its pid, see Start).
-func (p *Process) PGID() int { return p.Pid }
+// PGID is the child's process group id (its pid, see Start; the caller's
+// group for an InTerminal child).
+func (p *Process) PGID() int {
+	if p.cmd.SysProcAttr.Setsid {
+		return p.Pid
+	}
+	return syscall.Getpgrp()
+}
 
 // Done is closed when the child has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -83,20 +93,26 @@ func (p *Process) Wait() *os.ProcessState {
 	return p.state
 }
 
-// Signal sends sig to the child's whole process group.
-func (p *Process) Signal(sig syscall.Signal) error { return SignalGroup(p.Pid, sig) }
+// Signal sends sig to the child's whole process group (to the child alone
+// when it shares the caller's group).
+func (p *Process) Signal(sig syscall.Signal) error {
+	if !p.cmd.SysProcAttr.Setsid {
+		return p.cmd.Process.Signal(sig)
+	}
+	return SignalGroup(p.Pid, sig)
+}
 
 // Terminate is the two-phase stop: SIGTERM to the group, then SIGKILL to
 // the group if the leader has not exited within grace. Members that outlive
 // their leader are killed too: a run leaves nothing behind.
 func (p *Process) Terminate(grace time.Duration) (forced bool) {
-	_ = SignalGroup(p.Pid, syscall.SIGTERM)
+	_ = p.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
 		forced = true
 	}
-	_ = SignalGroup(p.Pid, syscall.SIGKILL)
+	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
 	return forced
 }
@@ -122,4 +138,11 @@ func Output(ctx context.Context, path string, args ...string) ([]byte, error) {
 	cmd.Cancel = func() error { return SignalGroup(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	return cmd.CombinedOutput()
+}
+
+// Exec replaces csa by path (for `csa attach`, which hands the terminal to
+// tmux). It returns only on failure.
+func Exec(path string, args []string, env []string) error {
+	argv := append([]string{path}, args...)
+	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
 }

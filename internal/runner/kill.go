@@ -9,6 +9,7 @@ import (
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/tmux"
 )
 
 // Kill stops the given sessions: it leaves a kill request for each
@@ -48,6 +49,9 @@ func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Du
 		}
 	}
 	waitEnded(ctx, store, liveIDs, 3*time.Second)
+	for _, st := range live {
+		closePane(ctx, st)
+	}
 	out := make([]*session.State, 0, len(ids))
 	for _, id := range ids {
 		st, err := store.Load(id)
@@ -110,3 +114,18 @@ func waitEnded(ctx context.Context, store *session.Store, ids []string, d time.D
 }
 
 func procAlive(st *session.State) bool { return st.PID > 0 && proc.Alive(st.PID) }
+
+// closePane ends an interactive session's tmux session, if it is still
+// there (its wrapper normally closes it by exiting). The server itself is
+// never killed: it exits by itself with its last session.
+func closePane(ctx context.Context, st *session.State) {
+	ix := st.Interactive
+	if ix == nil {
+		return
+	}
+	bin, err := tmux.Find()
+	if err != nil {
+		return
+	}
+	tmux.Server{Bin: bin, Socket: ix.Socket}.KillSession(ctx, ix.TmuxSession)
+}

@@ -13,7 +13,7 @@ import (
 // reboot) before recording an end, marks it crashed and kills whatever of
 // its process group is left. Ended sessions are returned unchanged.
 func Reconcile(ctx context.Context, store *session.Store, st *session.State, now time.Time) *session.State {
-	if st.Status.Ended() || store.SupervisorAlive(st.ID) {
+	if st.Status.Ended() || store.SupervisorAlive(st.ID) || handingOver(st, now) {
 		return st
 	}
 	upd, err := store.Update(ctx, st.ID, func(cur *session.State) error {
@@ -37,5 +37,12 @@ func Reconcile(ctx context.Context, store *session.Store, st *session.State, now
 	if err != nil {
 		return st
 	}
+	closePane(ctx, upd)
 	return upd
+}
+
+// handingOver: an interactive session is pending, its lock free, while
+// `csa run -i` hands it to the pane wrapper (bounded by StartPane's wait).
+func handingOver(st *session.State, now time.Time) bool {
+	return st.Interactive != nil && st.Status == session.Pending && now.Sub(st.CreatedAt) < 15*time.Second
 }

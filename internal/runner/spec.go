@@ -41,6 +41,9 @@ type Spec struct {
 	// ACP, when set, runs the tool's ACP agent; Program and Args above are
 	// the fallback while its connection is set up.
 	ACP *ACPSpec `json:"acp,omitempty"`
+	// SubmitDelay is the pause between typed text and its Enter, for an
+	// interactive session.
+	SubmitDelay time.Duration `json:"submit_delay,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

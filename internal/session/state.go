@@ -142,6 +142,21 @@ type State struct {
 	PeakMemoryMB  int64  `toml:"peak_memory_mb,omitempty" json:"peak_memory_mb,omitempty"`
 	PeakSource    string `toml:"peak_source,omitempty" json:"peak_source,omitempty"` // cgroup (exact) or sampled
 	PidsLimitHit  bool   `toml:"pids_limit_hit,omitempty" json:"pids_limit_hit,omitempty"`
+
+	// Interactive is set for a session run in a tmux pane.
+	Interactive *Interactive `toml:"interactive,omitempty" json:"interactive,omitempty"`
+}
+
+// Interactive is where an interactive session runs.
+type Interactive struct {
+	Socket      string `toml:"socket" json:"tmux_socket"`
+	TmuxSession string `toml:"tmux_session" json:"tmux_session"`
+	PanePID     int    `toml:"pane_pid,omitempty" json:"pane_pid,omitempty"`
+	// RunID tells this run's exit record from a stale one.
+	RunID string `toml:"run_id" json:"run_id"`
+	// Hooks: the agent announces finished turns through hooks csa
+	// installed for the session.
+	Hooks bool `toml:"hooks,omitempty" json:"hooks,omitempty"`
 }
 
 // Attempt is one failed try before a failover.

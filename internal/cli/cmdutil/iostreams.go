@@ -17,13 +17,14 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	OutTTY, ErrTTY bool
+	InTTY, OutTTY, ErrTTY bool
 }
 
 // System returns the process's own streams.
 func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}

@@ -28,14 +28,23 @@ type Options struct {
 	Stderr bool
 	Raw    bool
 	Poll   time.Duration
+	// From is a cursor into an interactive session's log.
+	From string
 }
 
 // NewCmd builds the command.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{F: f, Poll: 100 * time.Millisecond}
 	cmd := &cobra.Command{
-		Use:   "logs ID [-f] [--raw | --events | --stderr]",
+		Use:   "logs ID [-f] [--raw | --events | --stderr] [--from CURSOR]",
 		Short: "Print what a session's agent said (or its raw output, events, stderr)",
+		Long: `Print what a session's agent said (or its raw output, events, stderr).
+
+For an interactive session: the agent's own transcript when csa can find it
+(Claude Code, Codex), else the pane's output without escape sequences; --raw
+gives the pane's bytes as recorded. --json answers {session_id, source, path,
+text, next_cursor}; --from CURSOR continues after an earlier answer, and stays
+valid however far the pane has scrolled.`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.ID = args[0]
@@ -45,7 +54,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "keep printing while the session runs")
 	cmd.Flags().BoolVar(&o.Events, "events", false, "print the normalised events (JSONL)")
 	cmd.Flags().BoolVar(&o.Stderr, "stderr", false, "print the program's standard error")
-	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the program's standard output byte for byte")
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print the program's standard output byte for byte (interactive: the pane's bytes)")
+	cmd.Flags().StringVar(&o.From, "from", "", "interactive sessions: continue from this cursor (next_cursor of --json)")
 	return cmd
 }
 
@@ -61,6 +71,18 @@ func Run(o *Options) error {
 	id, err := store.Resolve(o.ID)
 	if err != nil {
 		return err
+	}
+	if o.From != "" || !o.Events && !o.Stderr {
+		st, err := store.Load(id)
+		if err != nil {
+			return err
+		}
+		if st.Interactive != nil {
+			return o.interactiveLogs(store, st)
+		}
+		if o.From != "" {
+			return cmdutil.Usagef("--from is for interactive sessions")
+		}
 	}
 	// By default the agent's text, taken from the normalised events; with
 	// --json the events themselves (JSON lines).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/attach"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
 	"github.com/csa-dev/csa/internal/cli/debate"
@@ -22,11 +23,14 @@ import (
 	"github.com/csa-dev/csa/internal/cli/inspect"
 	"github.com/csa-dev/csa/internal/cli/kill"
 	"github.com/csa-dev/csa/internal/cli/logs"
+	"github.com/csa-dev/csa/internal/cli/pane"
 	"github.com/csa-dev/csa/internal/cli/ps"
 	"github.com/csa-dev/csa/internal/cli/review"
 	"github.com/csa-dev/csa/internal/cli/rm"
 	"github.com/csa-dev/csa/internal/cli/run"
+	"github.com/csa-dev/csa/internal/cli/send"
 	"github.com/csa-dev/csa/internal/cli/shim"
+	"github.com/csa-dev/csa/internal/cli/status"
 	"github.com/csa-dev/csa/internal/cli/supervise"
 	"github.com/csa-dev/csa/internal/cli/tiers"
 	"github.com/csa-dev/csa/internal/cli/tools"
@@ -70,6 +74,12 @@ group, recorded under the state directory, and able to call csa again.`,
 		debate.NewCmd(f, nil),
 		dev.NewCmd(f),
 		supervise.NewCmd(f),
+		pane.NewCmd(f),
+		pane.NewHookCmd(f),
+		run.NewSpawnCmd(f),
+		send.NewCmd(f),
+		status.NewCmd(f),
+		attach.NewCmd(f),
 		shim.NewCmd(),
 	)
 	return cmd

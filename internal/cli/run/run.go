@@ -39,6 +39,8 @@ type Options struct {
 	Tier       string
 	NoFailover bool
 	Transport  string // cli, acp or auto; "" for the tool's setting
+	// Interactive runs the tool's own interface in a tmux pane.
+	Interactive bool
 
 	timeoutSet, idleSet, yoloSet bool
 	res                          resourceFlags
@@ -93,12 +95,31 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVar(&opts.Tier, "tier", "", "choose the tool and model from this tier of [tiers] (rotation, cooldowns, failover)")
 	fl.BoolVar(&opts.NoFailover, "no-failover", false, "with --tier: no retries and no failover on rate limits")
 	fl.StringVar(&opts.Transport, "transport", "", "cli, acp (the tool's Agent Client Protocol agent) or auto (default: tools.NAME.transport)")
+	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
+	return cmd
+}
+
+// NewSpawnCmd builds `csa spawn`, which is `csa run -i`.
+func NewSpawnCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := NewCmd(f, nil)
+	cmd.Use = "spawn --tool NAME [flags] [PROMPT | -]"
+	cmd.Short = "Start an interactive session in tmux (csa run -i)"
+	cmd.Long = `Start the tool's interactive interface in a tmux pane on a private per-project
+server and print the session id at once. Then: csa send, csa status, csa wait --until,
+csa logs, csa attach, csa kill.`
+	cmd.Flags().Lookup("interactive").DefValue = "true"
+	cmd.Flags().Set("interactive", "true")
 	return cmd
 }
 
 // Run validates everything it can before creating the session, so a
 // refused run leaves no record behind, then supervises it.
 func Run(o *Options) error {
+	if o.Interactive {
+		if err := o.checkInteractive(); err != nil {
+			return err
+		}
+	}
 	prompt, err := o.readPrompt()
 	if err != nil {
 		return err
@@ -143,6 +164,9 @@ func Run(o *Options) error {
 	if err := o.guard(&cfg.Config, string(req.Tool), req); err != nil {
 		return err
 	}
+	if o.Interactive {
+		return o.spawn(&cfg.Config, store, req)
+	}
 	var r *runner.Run
 	if resume != "" {
 		r, err = runner.PrepareResume(store, resume, *req)
@@ -181,10 +205,12 @@ func (o *Options) readPrompt() (string, error) {
 		}
 	case len(o.Args) > 0:
 		b = []byte(strings.Join(o.Args, " "))
+	case o.Interactive:
+		return "", nil // the session waits for `csa send`
 	default:
 		return "", cmdutil.Usagef("no prompt: give it as an argument, \"-\" for standard input, or --prompt-file")
 	}
-	if strings.TrimSpace(string(b)) == "" {
+	if strings.TrimSpace(string(b)) == "" && !o.Interactive {
 		return "", cmdutil.Usagef("the prompt is empty")
 	}
 	return string(b), nil

@@ -1,0 +1,117 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// InteractiveRequest is what an interactive session asks of an adapter.
+type InteractiveRequest struct {
+	Prompt string // the first input, "" for none
+	Model  string
+	Effort string
+	Yolo   bool
+	Root   bool
+	// NewSessionID names the provider session where the tool allows it.
+	NewSessionID string
+	// Hook is the command line (already shell-quoted) that records a hook
+	// event; the adapter appends the event: "submit" or "stop".
+	Hook string
+	// Dir is the session directory, for files the tool reads at start.
+	Dir string
+}
+
+// InteractiveInvocation is how to start the tool's interactive interface.
+type InteractiveInvocation struct {
+	Args []string
+	Env  []string
+	// Files to write (path -> content) before the program starts.
+	Files map[string][]byte
+	// Hooks: the program announces finished turns through Hook.
+	Hooks             bool
+	ProviderSessionID string
+	// SubmitDelay is how long to wait between typed text and the Enter
+	// that submits it (some interfaces take a quick Enter as part of a
+	// paste).
+	SubmitDelayMS int
+}
+
+// MaxInteractivePrompt bounds a first prompt given in argv; a longer one is
+// sent into the pane after the start.
+const MaxInteractivePrompt = MaxArgvPrompt
+
+// BuildInteractive builds the interactive invocation of t.
+func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, error) {
+	if len(r.Prompt) > MaxInteractivePrompt {
+		return InteractiveInvocation{}, fmt.Errorf("a first prompt of %d bytes is too long for the command line (max %d): start without one and use `csa send --text-file`", len(r.Prompt), MaxInteractivePrompt)
+	}
+	switch t {
+	case ClaudeCode:
+		return claudeInteractive(r)
+	case Codex:
+		return codexInteractive(r)
+	case GeminiCLI:
+		inv := InteractiveInvocation{SubmitDelayMS: 100}
+		if r.Yolo {
+			inv.Args = append(inv.Args, "--yolo")
+		}
+		inv.Args = appendFlag(inv.Args, "-m", r.Model)
+		inv.Args = appendFlag(inv.Args, "-i", r.Prompt)
+		return inv, nil
+	case Opencode:
+		inv := InteractiveInvocation{SubmitDelayMS: 100}
+		inv.Args = appendFlag(inv.Args, "-m", r.Model)
+		inv.Args = appendFlag(inv.Args, "--prompt", r.Prompt)
+		return inv, nil
+	}
+	return InteractiveInvocation{}, &UnknownToolError{Name: string(t)}
+}
+
+// claudeInteractive installs a Stop and a UserPromptSubmit hook for this
+// session only, through --settings.
+func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
+	settings := r.Dir + "/claude-settings.json"
+	hooks := map[string]any{
+		"hooks": map[string]any{
+			"Stop":             hookEntry(r.Hook + " stop"),
+			"UserPromptSubmit": hookEntry(r.Hook + " submit"),
+		},
+	}
+	b, err := json.MarshalIndent(hooks, "", "  ")
+	if err != nil {
+		return InteractiveInvocation{}, err
+	}
+	inv := InteractiveInvocation{Hooks: true, Files: map[string][]byte{settings: b}, SubmitDelayMS: 50}
+	if r.Yolo {
+		inv.Args = append(inv.Args, "--dangerously-skip-permissions")
+		if r.Root {
+			inv.Env = append(inv.Env, "IS_SANDBOX=1")
+		}
+	}
+	inv.Args = appendFlag(inv.Args, "--model", r.Model)
+	inv.Args = appendFlag(inv.Args, "--effort", r.Effort)
+	if r.NewSessionID != "" {
+		inv.Args = append(inv.Args, "--session-id", r.NewSessionID)
+		inv.ProviderSessionID = r.NewSessionID
+	}
+	inv.Args = append(inv.Args, "--settings", settings)
+	inv.Args = appendPrompt(inv.Args, r.Prompt)
+	return inv, nil
+}
+
+func hookEntry(command string) []any {
+	return []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}}
+}
+
+// appendPrompt puts the prompt last, after "--" when it looks like an
+// option.
+func appendPrompt(args []string, prompt string) []string {
+	if prompt == "" {
+		return args
+	}
+	if strings.HasPrefix(prompt, "-") {
+		args = append(args, "--")
+	}
+	return append(args, prompt)
+}

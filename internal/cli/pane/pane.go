@@ -1,0 +1,44 @@
+// Package pane implements the hidden commands that run inside an
+// interactive session: `csa __pane` (the process of the tmux pane, which
+// supervises the agent) and `csa __hook` (called by the agent's own turn
+// hooks).
+package pane
+
+import (
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// NewCmd builds `csa __pane --sessions DIR ID`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var sessions string
+	cmd := &cobra.Command{
+		Use:    "__pane --sessions DIR ID",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !filepath.IsAbs(sessions) {
+				return cmdutil.Usagef("--sessions must be an absolute path")
+			}
+			id, err := session.NormalizePrefix(args[0])
+			if err != nil {
+				return err
+			}
+			store, err := session.Open(sessions)
+			if err != nil {
+				return err
+			}
+			if code := runner.RunPane(store, id, f.Now); code != 0 {
+				return &cmdutil.Silent{Exit: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sessions, "sessions", "", "sessions directory of the store")
+	return cmd
+}

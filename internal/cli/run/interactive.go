@@ -1,0 +1,71 @@
+package run
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Spawned is the JSON answer of `csa run -i` / `csa spawn`.
+type Spawned struct {
+	SessionID   string         `json:"session_id"`
+	Tool        string         `json:"tool"`
+	State       session.Status `json:"state"`
+	TmuxSocket  string         `json:"tmux_socket"`
+	TmuxSession string         `json:"tmux_session"`
+	PanePID     int            `json:"pane_pid"`
+	AgentPID    int            `json:"agent_pid"`
+	Attach      string         `json:"attach"`
+}
+
+// checkInteractive refuses the flags an interactive session cannot honour.
+func (o *Options) checkInteractive() error {
+	for flag, set := range map[string]bool{
+		"--detach (an interactive session always runs in the background)": o.Detach,
+		"--session": o.Session != "", "--tier": o.Tier != "", "--transport": o.Transport != "",
+		"--timeout": o.timeoutSet, "--idle-timeout": o.idleSet, "--wait": o.res.wait,
+	} {
+		if set {
+			return cmdutil.Usagef("%s cannot be used with -i", flag)
+		}
+	}
+	return nil
+}
+
+// spawn starts a prepared request in a tmux pane and returns at once.
+func (o *Options) spawn(cfg *config.Config, store *session.Store, req *runner.Request) error {
+	srv, err := o.F.Tmux(store)
+	if err != nil {
+		return err
+	}
+	exe, err := o.F.Executable()
+	if err != nil {
+		return err
+	}
+	pane := runner.Pane{Server: srv, CsaExe: exe, Env: o.F.Environ(), Width: cfg.Interactive.Width, Height: cfg.Interactive.Height}
+	r, err := runner.PrepareInteractive(store, *req, pane, o.F.Now())
+	if err != nil {
+		return err
+	}
+	st, err := runner.StartPane(context.Background(), store, r, pane)
+	if err != nil {
+		return err
+	}
+	if st.Status == session.Failed {
+		return cmdutil.Refused("start_failed", fmt.Errorf("session %s did not start: %s", st.ID, st.Reason))
+	}
+	out := Spawned{
+		SessionID: st.ID, Tool: st.Tool, State: st.Status, TmuxSocket: st.Interactive.Socket,
+		TmuxSession: st.Interactive.TmuxSession, PanePID: st.Interactive.PanePID, AgentPID: st.PID,
+		Attach: "csa attach " + st.ID,
+	}
+	if o.F.JSON {
+		return o.F.IO.PrintJSON(out)
+	}
+	fmt.Fprintln(o.F.IO.Out, st.ID)
+	return nil
+}

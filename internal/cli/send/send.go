@@ -1,0 +1,198 @@
+// Package send implements `csa send`: type text or keys into an
+// interactive session.
+package send
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/runner"
+)
+
+// Options are the flags of `csa send`.
+type Options struct {
+	F        *cmdutil.Factory
+	ID       string
+	Text     string
+	TextFile string
+	Keys     []string
+	Enter    bool
+	textSet  bool
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "send ID (--text TEXT | --text-file FILE) [--enter] | --keys KEY...",
+		Short: "Type text or keys into an interactive session",
+		Long: `Type into an interactive session's pane. --text (or --text-file, "-" for
+standard input) is pasted as one input, multi-line text included; --enter then
+submits it. --keys sends tmux key names (Enter, C-c, Escape, Up, ...).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ID = args[0]
+			o.textSet = cmd.Flags().Changed("text")
+			return Run(o)
+		},
+	}
+	cmd.Flags().StringVar(&o.Text, "text", "", "text to type")
+	cmd.Flags().StringVar(&o.TextFile, "text-file", "", "read the text from a file (- for standard input)")
+	cmd.Flags().StringSliceVar(&o.Keys, "keys", nil, "tmux key names to send, comma-separated or repeated")
+	cmd.Flags().BoolVar(&o.Enter, "enter", false, "press Enter after the text, submitting it")
+	return cmd
+}
+
+// Sent is the JSON answer.
+type Sent struct {
+	SessionID string    `json:"session_id"`
+	Bytes     int       `json:"bytes"`
+	Keys      []string  `json:"keys,omitempty"`
+	Submitted bool      `json:"submitted"`
+	At        time.Time `json:"at"`
+}
+
+// Run types into the pane.
+func Run(o *Options) error {
+	text, err := o.text()
+	if err != nil {
+		return err
+	}
+	store, _, err := o.F.CwdStore()
+	if err != nil {
+		return err
+	}
+	id, err := store.Resolve(o.ID)
+	if err != nil {
+		return err
+	}
+	st, err := o.F.Current(store, id)
+	if err != nil {
+		return err
+	}
+	if st.Interactive == nil {
+		return cmdutil.Usagef("session %s is not interactive: csa send types into sessions started with csa run -i", id)
+	}
+	if st.Status.Ended() {
+		return cmdutil.Refused("ended", fmt.Errorf("session %s has ended (%s): nothing to type into", id, st.Status))
+	}
+	srv, err := cmdutil.TmuxFor(st)
+	if err != nil {
+		return err
+	}
+	sp, err := runner.LoadSpec(store, id)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	dir := store.Dir(id)
+	name := st.Interactive.TmuxSession
+	before := paneLogSize(dir)
+	if text != "" {
+		if len(text) <= 512 && !strings.ContainsAny(text, "\n\r") {
+			err = srv.SendLiteral(ctx, name, text)
+		} else {
+			err = srv.Paste(ctx, name, []byte(text))
+		}
+		if err != nil {
+			return o.tmuxErr(id, err)
+		}
+	}
+	submitted := o.Enter || submits(o.Keys)
+	if submitted {
+		// Recorded before the Enter, so the agent's own submit hook (and
+		// its answer) always come after it.
+		interactive.UpdateTurns(dir, func(t *interactive.Turns) {
+			t.Submits++
+			t.LastSubmitAt = o.F.Now().UTC()
+			t.LogSizeAtSubmit, t.EchoBytes = before, interactive.EchoOf(text, true)
+			if st.Interactive.Hooks {
+				t.Unconfirmed++
+			}
+		})
+	}
+	if o.Enter {
+		if text != "" && sp.SubmitDelay > 0 {
+			time.Sleep(sp.SubmitDelay)
+		}
+		if err := srv.SendKeys(ctx, name, "Enter"); err != nil {
+			return o.tmuxErr(id, err)
+		}
+	}
+	if len(o.Keys) > 0 {
+		if err := srv.SendKeys(ctx, name, o.Keys...); err != nil {
+			return o.tmuxErr(id, err)
+		}
+	}
+	out := Sent{SessionID: id, Bytes: len(text), Keys: o.Keys, Submitted: submitted, At: o.F.Now().UTC()}
+	interactive.Append(dir, interactive.EvInputSent, out)
+	if o.F.JSON {
+		return o.F.IO.PrintJSON(out)
+	}
+	return nil
+}
+
+func (o *Options) text() (string, error) {
+	n := 0
+	for _, set := range []bool{o.textSet, o.TextFile != "", len(o.Keys) > 0} {
+		if set {
+			n++
+		}
+	}
+	if n == 0 {
+		return "", cmdutil.Usagef("nothing to send: give --text, --text-file or --keys")
+	}
+	if o.textSet && o.TextFile != "" {
+		return "", cmdutil.Usagef("give either --text or --text-file, not both")
+	}
+	if len(o.Keys) > 0 && o.Enter && !o.textSet && o.TextFile == "" {
+		return "", cmdutil.Usagef("--enter goes with --text; with --keys name the key (--keys Enter)")
+	}
+	switch {
+	case o.TextFile == "-":
+		b, err := readAll(o.F.IO.In)
+		if err != nil {
+			return "", cmdutil.Usagef("cannot read text from standard input: %v", err)
+		}
+		return string(b), nil
+	case o.TextFile != "":
+		b, err := os.ReadFile(o.TextFile)
+		if err != nil {
+			return "", cmdutil.Usagef("cannot read --text-file: %v", err)
+		}
+		return string(b), nil
+	}
+	if o.textSet && o.Text == "" && !o.Enter {
+		return "", cmdutil.Usagef("--text is empty")
+	}
+	return o.Text, nil
+}
+
+// tmuxErr explains a failed send: usually the pane is gone.
+func (o *Options) tmuxErr(id string, err error) error {
+	return cmdutil.Refused("pane_gone", fmt.Errorf("cannot type into session %s: %v", id, err))
+}
+
+func submits(keys []string) bool {
+	for _, k := range keys {
+		if k == "Enter" || k == "C-m" || k == "KPEnter" {
+			return true
+		}
+	}
+	return false
+}
+
+func paneLogSize(dir string) int64 {
+	fi, err := os.Stat(dir + "/" + interactive.PaneLog)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -1,0 +1,147 @@
+// Package status implements `csa status`: what each interactive session is
+// doing (just_started, in_progress, waiting_input, completed, crashed,
+// stuck, degraded), with the reason and the raw signals behind it.
+package status
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/tmux"
+)
+
+// Options are the flags of `csa status`.
+type Options struct {
+	F   *cmdutil.Factory
+	IDs []string
+	All bool
+}
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "status ID... | --all",
+		Short: "What interactive sessions are doing: state, reason and signals",
+		Long: `Classify interactive sessions (csa run -i): just_started, in_progress,
+waiting_input, completed, crashed, stuck or degraded, with a reason and, with
+--json, the raw signals (pane, exit record, agent process tree, heartbeat,
+turn hooks, output and CPU quiet time).`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.IDs = args
+			return Run(o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.All, "all", false, "every interactive session of this project")
+	return cmd
+}
+
+// Row is one session in the answer.
+type Row struct {
+	SessionID string `json:"session_id"`
+	Tool      string `json:"tool"`
+	interactive.Verdict
+}
+
+// Run classifies and prints.
+func Run(o *Options) error {
+	if o.All == (len(o.IDs) > 0) {
+		return cmdutil.Usagef("give session ids or --all")
+	}
+	cfg, root, err := o.F.CwdConfig()
+	if err != nil {
+		return err
+	}
+	store, err := o.F.Store(root)
+	if err != nil {
+		return err
+	}
+	ids := o.IDs
+	if o.All {
+		if ids, err = InteractiveIDs(store); err != nil {
+			return err
+		}
+	} else if ids, err = cmdutil.ResolveAll(store, ids); err != nil {
+		return err
+	}
+	sessions, err := Load(o.F, store, ids)
+	if err != nil {
+		return err
+	}
+	rows := Classify(o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
+	if o.F.JSON {
+		return o.F.IO.PrintJSON(map[string]any{"sessions": rows})
+	}
+	w := o.F.IO.Out
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
+	}
+	return nil
+}
+
+// InteractiveIDs lists the store's interactive sessions, oldest first.
+func InteractiveIDs(store *session.Store) ([]string, error) {
+	ids, err := store.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ids {
+		if st, err := store.Load(id); err == nil && st.Interactive != nil {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// Load reads the sessions (settling any whose wrapper died) and refuses
+// ones that are not interactive.
+func Load(f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.State, error) {
+	out := make([]*session.State, len(ids))
+	for i, id := range ids {
+		st, err := f.Current(store, id)
+		if err != nil {
+			return nil, err
+		}
+		if st.Interactive == nil {
+			return nil, cmdutil.Usagef("session %s is not interactive (start one with csa run -i)", id)
+		}
+		out[i] = st
+	}
+	return out, nil
+}
+
+// Classify observes the sessions together (one process-table read, one
+// tmux call per server) and classifies each. A state that differs from the
+// last one seen is written to the session's activity journal.
+func Classify(f *cmdutil.Factory, store *session.Store, sessions []*session.State, set interactive.Settings) []Row {
+	targets := make([]interactive.Target, len(sessions))
+	for i, st := range sessions {
+		targets[i] = interactive.Target{Dir: store.Dir(st.ID), State: st, WrapperAlive: !st.Status.Ended() && store.SupervisorAlive(st.ID)}
+	}
+	bin, _ := tmux.Find()
+	ob := &interactive.Observer{TmuxBin: bin, Now: f.Now}
+	obs := ob.Observe(context.Background(), targets)
+	rows := make([]Row, len(sessions))
+	for i, st := range sessions {
+		v := interactive.Classify(obs[i], set)
+		rows[i] = Row{SessionID: st.ID, Tool: st.Tool, Verdict: v}
+		interactive.NoteState(targets[i].Dir, v)
+	}
+	return rows
+}
+
+// Names lists the states, for help texts.
+func Names() string {
+	s := make([]string, len(interactive.States))
+	for i, st := range interactive.States {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,111 @@
+package interactive
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/tmux"
+)
+
+// Target is one interactive session to observe.
+type Target struct {
+	Dir          string // the session's directory
+	State        *session.State
+	WrapperAlive bool
+}
+
+// Observer gathers observations of many sessions with one process-table
+// read and one tmux call per server.
+type Observer struct {
+	TmuxBin string
+	Now     func() time.Time
+
+	table   *proc.Table
+	scanErr error
+	panes   map[string]map[string]tmux.Pane // socket -> session name -> pane
+	paneErr map[string]error
+}
+
+// Observe returns the observation of each target, in order.
+func (ob *Observer) Observe(ctx context.Context, targets []Target) []Observation {
+	ob.table, ob.scanErr = proc.ReadTable()
+	ob.panes, ob.paneErr = map[string]map[string]tmux.Pane{}, map[string]error{}
+	out := make([]Observation, len(targets))
+	for i, t := range targets {
+		out[i] = ob.observe(ctx, t)
+	}
+	return out
+}
+
+func (ob *Observer) observe(ctx context.Context, t Target) Observation {
+	st := t.State
+	o := Observation{
+		Now: ob.Now(), StartedAt: st.CreatedAt, Record: string(st.Status), RecordReason: st.Reason,
+		RecordEnded: st.Status.Ended(), RecordOK: st.Status == session.Completed, WrapperAlive: t.WrapperAlive,
+	}
+	if !st.StartedAt.IsZero() {
+		o.StartedAt = st.StartedAt
+	}
+	ix := st.Interactive
+	if ix == nil {
+		return o
+	}
+	o.RunID, o.Hooks = ix.RunID, ix.Hooks
+	var d Done
+	if err := ReadJSON(filepath.Join(t.Dir, DoneFile), &d); err == nil {
+		o.Done = &d
+	} else if !errors.Is(err, os.ErrNotExist) {
+		o.DoneErr = err
+	}
+	if fi, err := os.Stat(filepath.Join(t.Dir, PaneLog)); err == nil {
+		o.OutputBytes, o.OutputAt = fi.Size(), fi.ModTime()
+	}
+	o.Turns, o.TurnsErr = ReadTurns(t.Dir)
+	if o.Done != nil || o.RecordEnded {
+		return o
+	}
+	panes, err := ob.serverPanes(ctx, ix.Socket)
+	if err != nil {
+		o.TmuxErr = err
+		return o
+	}
+	if p, ok := panes[ix.TmuxSession]; ok {
+		o.Pane = &PaneInfo{PID: p.PID, Dead: p.Dead, DeadStatus: p.DeadStatus, Command: p.Command}
+	}
+	o.ScanErr = ob.scanErr
+	if o.Pane != nil && ob.table != nil {
+		if kids := ob.table.Children(o.Pane.PID); len(kids) > 0 {
+			o.AgentPID = kids[0]
+			o.AgentProcs = 1 + len(ob.table.Descendants(o.AgentPID))
+			o.TreeCPU = ob.table.TreeCPU(o.AgentPID)
+		}
+	}
+	var hb Heartbeat
+	if err := ReadJSON(filepath.Join(t.Dir, HeartbeatFile), &hb); err == nil {
+		o.Heartbeat = &hb
+	} else if !errors.Is(err, os.ErrNotExist) {
+		o.HeartbeatErr = err
+	}
+	return o
+}
+
+func (ob *Observer) serverPanes(ctx context.Context, socket string) (map[string]tmux.Pane, error) {
+	if p, ok := ob.panes[socket]; ok {
+		return p, nil
+	}
+	if err, ok := ob.paneErr[socket]; ok {
+		return nil, err
+	}
+	p, err := tmux.Server{Bin: ob.TmuxBin, Socket: socket}.Panes(ctx)
+	if err != nil {
+		ob.paneErr[socket] = err
+		return nil, err
+	}
+	ob.panes[socket] = p
+	return p, nil
+}

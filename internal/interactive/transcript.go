@@ -1,0 +1,189 @@
+package interactive
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Transcript renders the complete lines of an agent's own transcript
+// (Claude Code's ~/.claude/projects/.../ID.jsonl or Codex's
+// ~/.codex/sessions/.../rollout-...jsonl) from byte off: the user's
+// prompts as "> TEXT" and the agent's answers as text. It returns the text
+// and the offset after the last complete line.
+func Transcript(path string, off int64) (string, int64, error) {
+	data, err := readFrom(path, off)
+	if err != nil {
+		return "", off, err
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1
+	var b strings.Builder
+	for _, line := range bytes.Split(data[:end], []byte{'\n'}) {
+		for _, m := range transcriptMessages(line) {
+			if m.user {
+				b.WriteString("> ")
+			}
+			b.WriteString(strings.TrimRight(m.text, "\n"))
+			b.WriteString("\n")
+		}
+	}
+	return b.String(), off + int64(end), nil
+}
+
+type message struct {
+	user bool
+	text string
+}
+
+type transcriptLine struct {
+	Type    string `json:"type"`
+	IsMeta  bool   `json:"isMeta"`
+	Message *struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Payload *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"payload"`
+}
+
+func transcriptMessages(line []byte) []message {
+	var l transcriptLine
+	if len(line) == 0 || json.Unmarshal(line, &l) != nil {
+		return nil
+	}
+	switch {
+	case l.Type == "event_msg" && l.Payload != nil: // codex
+		switch l.Payload.Type {
+		case "user_message":
+			return []message{{true, l.Payload.Message}}
+		case "agent_message":
+			return []message{{false, l.Payload.Message}}
+		}
+	case (l.Type == "user" || l.Type == "assistant") && l.Message != nil && !l.IsMeta: // claude
+		user := l.Type == "user"
+		var s string
+		if json.Unmarshal(l.Message.Content, &s) == nil {
+			if user && strings.HasPrefix(s, "<") { // local commands, caveats
+				return nil
+			}
+			return []message{{user, s}}
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		json.Unmarshal(l.Message.Content, &blocks)
+		var out []message
+		for _, bl := range blocks {
+			if bl.Type == "text" && bl.Text != "" && !(user && strings.HasPrefix(bl.Text, "<")) {
+				out = append(out, message{user, bl.Text})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func readFrom(path string, off int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if off > fi.Size() {
+		off = fi.Size()
+	}
+	buf := make([]byte, fi.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && n < len(buf) && n == 0 && len(buf) > 0 {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// FindTranscript is the agent's transcript: the one its hook reported, else
+// Claude Code's file for the provider session under home.
+func FindTranscript(t Turns, tool, providerID, home string) string {
+	if t.Transcript != "" {
+		if _, err := os.Stat(t.Transcript); err == nil {
+			return t.Transcript
+		}
+	}
+	if tool == "claude-code" && providerID != "" && home != "" {
+		m, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", providerID+".jsonl"))
+		if len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
+}
+
+// PaneText renders recorded pane bytes as text: escape sequences and
+// control characters removed, CR LF made LF. It stops before an escape
+// sequence cut off at the end and returns how many bytes it consumed.
+func PaneText(data []byte) (string, int) {
+	var b strings.Builder
+	i := 0
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == 0x1b:
+			n := escapeLen(data[i:])
+			if n == 0 {
+				return b.String(), i // incomplete: wait for the rest
+			}
+			i += n
+			continue
+		case c == '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				i++
+				continue
+			}
+		case c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	return b.String(), i
+}
+
+// escapeLen is the length of the escape sequence at the start of d, 0 when
+// it is incomplete.
+func escapeLen(d []byte) int {
+	if len(d) < 2 {
+		return 0
+	}
+	switch d[1] {
+	case '[': // CSI: parameters, then a final byte 0x40-0x7e
+		for j := 2; j < len(d); j++ {
+			if d[j] >= 0x40 && d[j] <= 0x7e {
+				return j + 1
+			}
+		}
+		return 0
+	case ']', 'P', '_', '^': // OSC, DCS...: up to BEL or ESC \
+		for j := 2; j < len(d); j++ {
+			if d[j] == 0x07 {
+				return j + 1
+			}
+			if d[j] == 0x1b && j+1 < len(d) && d[j+1] == '\\' {
+				return j + 2
+			}
+		}
+		return 0
+	case '(', ')', '*', '+', '#', '%':
+		if len(d) < 3 {
+			return 0
+		}
+		return 3
+	}
+	return 2
+}

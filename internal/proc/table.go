@@ -1,0 +1,173 @@
+package proc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// Entry is one process of the process table.
+type Entry struct {
+	PID, PPID, PGID int
+	State           byte
+	Comm            string
+	CPUTicks        int64 // user + system time, in clock ticks
+}
+
+// Table is a snapshot of every process, read once and shared by all the
+// sessions a command asks about.
+type Table struct {
+	ByPID    map[int]Entry
+	children map[int][]int
+}
+
+// ReadTable reads /proc once.
+func ReadTable() (*Table, error) { return readTable("/proc") }
+
+func readTable(root string) (*Table, error) {
+	d, err := os.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{ByPID: make(map[int]Entry, len(names)), children: map[int][]int{}}
+	buf := make([]byte, 0, 512)
+	for _, n := range names {
+		if n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		b, err := readSmall(root+"/"+n+"/stat", buf)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if e, ok := parseStat(b); ok {
+			t.ByPID[e.PID] = e
+			t.children[e.PPID] = append(t.children[e.PPID], e.PID)
+		}
+	}
+	return t, nil
+}
+
+func readSmall(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n, err := f.Read(buf[:cap(buf)])
+	if err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// parseStat reads /proc/PID/stat; comm may hold spaces and parentheses, so
+// the fields after it are found from the last ')'.
+func parseStat(b []byte) (Entry, bool) {
+	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || close < open || close+2 > len(b) {
+		return Entry{}, false
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
+	if err != nil {
+		return Entry{}, false
+	}
+	f := bytes.Fields(b[close+2:])
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+	if len(f) < 13 {
+		return Entry{}, false
+	}
+	e := Entry{PID: pid, Comm: string(b[open+1 : close]), State: f[0][0]}
+	e.PPID, _ = strconv.Atoi(string(f[1]))
+	e.PGID, _ = strconv.Atoi(string(f[2]))
+	ut, _ := strconv.ParseInt(string(f[11]), 10, 64)
+	st, _ := strconv.ParseInt(string(f[12]), 10, 64)
+	e.CPUTicks = ut + st
+	return e, true
+}
+
+// Children lists the direct children of pid.
+func (t *Table) Children(pid int) []int { return t.children[pid] }
+
+// Descendants lists pid's descendants (not pid), parents before children.
+func (t *Table) Descendants(pid int) []int {
+	var out []int
+	queue := append([]int(nil), t.children[pid]...)
+	seen := map[int]bool{pid: true}
+	for len(queue) > 0 && len(out) < 4096 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+		queue = append(queue, t.children[p]...)
+	}
+	return out
+}
+
+// TreeCPU is the CPU time of pid and all its descendants, in clock ticks.
+func (t *Table) TreeCPU(pid int) int64 {
+	e, ok := t.ByPID[pid]
+	if !ok {
+		return 0
+	}
+	total := e.CPUTicks
+	for _, c := range t.Descendants(pid) {
+		total += t.ByPID[c].CPUTicks
+	}
+	return total
+}
+
+// TreeCPUOf is the CPU time of pid and its descendants, found through every
+// thread's children list (no full process-table read), and how many
+// processes that is.
+func TreeCPUOf(pid int) (ticks int64, procs int) {
+	seen := map[int]bool{}
+	queue := []int{pid}
+	buf := make([]byte, 0, 512)
+	for len(queue) > 0 && len(seen) < 4096 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		dir := "/proc/" + strconv.Itoa(p)
+		b, err := readSmall(dir+"/stat", buf)
+		if err != nil {
+			continue
+		}
+		if e, ok := parseStat(b); ok {
+			ticks += e.CPUTicks
+			procs++
+		}
+		queue = append(queue, taskChildren(dir)...)
+	}
+	return ticks, procs
+}
+
+func taskChildren(dir string) []int {
+	tasks, err := os.ReadDir(dir + "/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/tmux"
+)
+
+// Pane is where an interactive session runs.
+type Pane struct {
+	Server tmux.Server
+	CsaExe string   // csa itself: the pane wrapper and the hooks
+	Env    []string // the environment the agent starts from
+	Width  int
+	Height int
+}
+
+// PrepareInteractive creates an interactive session in state pending: its
+// spec, the agent's environment, hook settings and first turn record. The
+// supervisor lock is held until StartPane hands it to the pane wrapper.
+func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
+	st := &session.State{
+		ID: session.NewID(now), Tool: string(req.Tool), Status: session.Pending,
+		ProjectRoot: req.ProjectRoot, CreatedAt: now.UTC(), Tier: req.Tier,
+	}
+	if p := req.Parent; p != nil {
+		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
+	}
+	dir := store.Dir(st.ID)
+	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
+		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
+		NewSessionID: newUUID(), Dir: dir,
+		Hook: shellQuote(pane.CsaExe) + " __hook --dir " + shellQuote(dir),
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.Interactive = &session.Interactive{
+		Socket: pane.Server.Socket, TmuxSession: tmux.SessionName(st.ID), RunID: newUUID(), Hooks: inv.Hooks,
+	}
+	describe(st, req, agents.Invocation{Args: inv.Args, ProviderSessionID: inv.ProviderSessionID})
+	st.PromptVia = "argv"
+	if err := store.MakeDir(st.ID); err != nil {
+		return nil, err
+	}
+	h, err := lock.Acquire(store.Path(st.ID, session.SupervisorLock))
+	if err != nil {
+		store.Remove(st.ID)
+		return nil, err
+	}
+	sp := &Spec{
+		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
+		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), Cwd: req.Cwd,
+		Grace: req.Grace, Sandbox: req.Sandbox, SubmitDelay: time.Duration(inv.SubmitDelayMS) * time.Millisecond,
+	}
+	errs := []error{saveSpec(store, sp), fsutil.WriteFileReplace(store.Path(st.ID, interactive.EnvFile), encodeEnv(pane.Env))}
+	for path, data := range inv.Files {
+		errs = append(errs, fsutil.WriteFileReplace(path, data))
+	}
+	if req.Prompt != "" {
+		_, err := interactive.UpdateTurns(dir, func(t *interactive.Turns) {
+			t.Submits, t.LastSubmitAt = 1, now.UTC()
+			if inv.Hooks {
+				t.Unconfirmed = 1
+			}
+		})
+		errs = append(errs, err)
+	}
+	errs = append(errs, store.Save(st))
+	if err := errors.Join(errs...); err != nil {
+		h.Release()
+		store.Remove(st.ID)
+		return nil, fmt.Errorf("prepare interactive session: %w", err)
+	}
+	return &Run{Spec: sp, State: st, lock: h, slot: req.Slot}, nil
+}
+
+// StartPane starts the prepared session's pane (the pane wrapper, csa
+// __pane, recording every byte the pane shows), hands it the supervisor
+// lock, and returns once the wrapper has started the agent.
+func StartPane(ctx context.Context, store *session.Store, run *Run, pane Pane) (*session.State, error) {
+	id := run.Spec.SessionID
+	ix := run.State.Interactive
+	pid, err := pane.Server.NewSession(ctx, tmux.New{
+		Name: ix.TmuxSession, Dir: run.Spec.Cwd, Width: pane.Width, Height: pane.Height,
+		Argv:   []string{pane.CsaExe, "__pane", "--sessions", store.Root(), id},
+		PipeTo: store.Path(id, interactive.PaneLog),
+	})
+	if err != nil {
+		run.Release()
+		return failStart(store, id, fmt.Sprintf("cannot start its tmux session: %v", err))
+	}
+	interactive.Append(store.Dir(id), interactive.EvSpawned, map[string]any{
+		"tmux_socket": ix.Socket, "tmux_session": ix.TmuxSession, "pane_pid": pid,
+	})
+	// The slot, if any, stays with this process's exit; the wrapper takes
+	// over liveness through the supervisor lock.
+	run.Release()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := store.Load(id)
+		if err == nil && st.Status != session.Pending {
+			return st, nil
+		}
+		if time.Now().After(deadline) {
+			pane.Server.KillSession(ctx, ix.TmuxSession)
+			return failStart(store, id, "its pane wrapper did not start the agent within 10s")
+		}
+		if !store.SupervisorAlive(id) && time.Since(run.State.CreatedAt) > time.Second {
+			if panes, perr := pane.Server.Panes(ctx); perr == nil {
+				if _, ok := panes[ix.TmuxSession]; !ok {
+					return failStart(store, id, "its pane exited before the agent started (see "+store.Path(id, interactive.PaneLog)+")")
+				}
+			}
+		}
+		time.Sleep(3 * time.Millisecond)
+	}
+}
+
+func failStart(store *session.Store, id, msg string) (*session.State, error) {
+	return store.Update(context.Background(), id, func(cur *session.State) error {
+		if cur.Status != session.Pending {
+			return session.ErrNoChange
+		}
+		cur.EndedAt = time.Now().UTC()
+		cur.Reason = msg
+		cur.Failure = &session.Failure{Class: session.FailStart, Message: msg}
+		return cur.Move(session.Failed)
+	})
+}
+
+// encodeEnv writes KEY=VALUE entries separated by NUL bytes.
+func encodeEnv(env []string) []byte {
+	var b bytes.Buffer
+	for _, kv := range env {
+		b.WriteString(kv)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}
+
+func decodeEnv(b []byte) []string {
+	var env []string
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	return env
+}
+
+// shellQuote quotes s for sh (hook commands run through a shell).
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
