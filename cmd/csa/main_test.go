@@ -48,14 +48,14 @@ func TestScripts(t *testing.T) {
 			return ok, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"capture": cmdCapture,
-			"sleep":   cmdSleep,
-			"age":     cmdAge,
-			"waitfor": cmdWaitFor,
-			"bigfile": cmdBigFile,
-			"waitps":  cmdWaitPs,
-			"jsonget": cmdJSONGet,
-			"exits":   cmdExits,
+			"capture":      cmdCapture,
+			"sleep":        cmdSleep,
+			"age":          cmdAge,
+			"waitfor":      cmdWaitFor,
+			"bigfile":      cmdBigFile,
+			"waitps":       cmdWaitPs,
+			"jsonget":      cmdJSONGet,
+			"exits":        cmdExits,
 			"waitnoagents": cmdWaitNoAgents,
 		},
 	})
