@@ -1,0 +1,61 @@
+package interactive
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func TestTranscriptClaudeAndCodex(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(claude, []byte(`{"type":"user","message":{"role":"user","content":"say hi"}}
+{"type":"user","isMeta":true,"message":{"role":"user","content":"meta"}}
+{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"hi there"}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"x"}]}}
+{"type":"system","subtype":"turn_duration"}
+{"type":"assistant","message":{"content":[{"type":"text","text":"torn`), 0o600)
+	text, next, err := Transcript(claude, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "> say hi\nhi there\n" {
+		t.Fatalf("claude text %q", text)
+	}
+	// The torn last line is left for the next call.
+	if data, _ := os.ReadFile(claude); next >= int64(len(data)) {
+		t.Fatalf("next %d consumed the torn line", next)
+	}
+	f, _ := os.OpenFile(claude, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(` line"}]}}` + "\n")
+	f.Close()
+	text, _, _ = Transcript(claude, next)
+	if text != "torn line\n" {
+		t.Fatalf("continued text %q", text)
+	}
+
+	codex := filepath.Join(dir, "x.jsonl")
+	os.WriteFile(codex, []byte(`{"type":"session_meta","payload":{"id":"t1"}}
+{"type":"event_msg","payload":{"type":"user_message","message":"fix it"}}
+{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}
+{"type":"event_msg","payload":{"type":"agent_message","message":"done"}}
+{"type":"event_msg","payload":{"type":"task_complete"}}
+`), 0o600)
+	if text, _, _ := Transcript(codex, 0); text != "> fix it\ndone\n" {
+		t.Fatalf("codex text %q", text)
+	}
+}
+
+func TestPaneText(t *testing.T) {
+	raw := []byte("\x1b[?2004h\x1b]0;title\x07hello\r\n\x1b[31mred\x1b[0m\r\n> \x1b[")
+	text, n := PaneText(raw)
+	if text != "hello\nred\n> " {
+		t.Fatalf("text %q", text)
+	}
+	if n != len(raw)-2 {
+		t.Fatalf("consumed %d of %d: an incomplete escape must wait", n, len(raw))
+	}
+}
