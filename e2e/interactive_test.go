@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const interactiveScript = `
+[[rule]]
+name = "first"
+contains = "e2e interactive first"
+  [[rule.step]]
+  text = "First answer: apples."
+
+[[rule]]
+name = "second"
+contains = "e2e interactive second"
+  [[rule.step]]
+  text = "Second answer: pears."
+
+[[rule]]
+name = "other"
+contains = ""
+  [[rule.step]]
+  text = "ok"
+`
+
+// TestRealInteractive drives the real interactive interfaces in tmux: spawn
+// with a first prompt, wait for waiting_input after the first turn (the
+// agent's own turn-complete hook), send a follow-up, wait again, read both
+// answers with csa logs, kill, and check that no process and no tmux server
+// is left behind.
+func TestRealInteractive(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed:", err)
+	}
+	for _, tool := range []string{"claude-code", "codex"} {
+		t.Run(tool, func(t *testing.T) {
+			w := newWorld(t, interactiveScript)
+			var sp struct {
+				SessionID  string `json:"session_id"`
+				TmuxSocket string `json:"tmux_socket"`
+				PanePID    int    `json:"pane_pid"`
+			}
+			out, code, stderr := w.csa("run", "-i", "--json", "--tool", tool, "e2e interactive first")
+			if code != 0 {
+				t.Fatalf("spawn: exit %d: %s %s", code, out, stderr)
+			}
+			decode(t, out, &sp)
+			id := sp.SessionID
+			defer w.csa("kill", id)
+			w.waitState(id, "waiting_input")
+			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
+				t.Fatalf("send: exit %d: %s", code, stderr)
+			}
+			w.waitState(id, "waiting_input")
+			var st struct {
+				Sessions []struct {
+					State   string `json:"state"`
+					Signals struct {
+						Turns int  `json:"turns"`
+						Hooks bool `json:"hooks"`
+					} `json:"signals"`
+				} `json:"sessions"`
+			}
+			out, _, _ = w.csa("status", "--json", id)
+			decode(t, out, &st)
+			if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 {
+				t.Fatalf("after two turns: %s", out)
+			}
+			var lg struct {
+				Source string `json:"source"`
+				Text   string `json:"text"`
+			}
+			out, code, _ = w.csa("logs", "--json", id)
+			decode(t, out, &lg)
+			if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "apples") || !strings.Contains(lg.Text, "pears") ||
+				!strings.Contains(lg.Text, "> e2e interactive second") {
+				t.Fatalf("logs: %s", out)
+			}
+			if _, code, stderr := w.csa("kill", id); code != 0 {
+				t.Fatalf("kill: exit %d: %s", code, stderr)
+			}
+			out, _, _ = w.csa("status", id)
+			if !strings.Contains(out, "crashed") || !strings.Contains(out, "killed") {
+				t.Fatalf("after kill: %s", out)
+			}
+			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)
+		})
+	}
+}
+
+// waitState waits (bounded) for an interactive session's state.
+func (w *world) waitState(id, state string) {
+	w.t.Helper()
+	out, code, stderr := w.csa("wait", id, "--until", state, "--timeout", "120s")
+	if code != 0 {
+		pane, _ := os.ReadFile(filepath.Join(w.sessionDir(id), "pane.log"))
+		w.t.Fatalf("wait --until %s: exit %d: %s %s\nmodel server saw: %s\npane: %q", state, code, out, stderr, w.requests(), tail(pane, 3000))
+	}
+}
+
+// noneLeft checks that no process of this test's csa state is alive and
+// that the tmux server has gone with its last session.
+func (w *world) noneLeft(id string, panePID int, socket string) {
+	w.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := tagged(id)
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(panePID))); err == nil {
+			left = append(left, fmt.Sprintf("pane wrapper %d", panePID))
+		}
+		err := exec.Command("tmux", "-S", socket, "list-sessions").Run()
+		if len(left) == 0 && err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("left behind: processes %v, tmux server alive: %v", left, err == nil)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
