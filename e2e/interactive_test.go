@@ -33,7 +33,8 @@ contains = ""
 
 // TestRealInteractive drives the real interactive interfaces in tmux: spawn
 // with a first prompt, wait for waiting_input after the first turn (the
-// agent's own turn-complete hook), send a follow-up, wait again, read both
+// agent's own turn-complete hook), send a two-line follow-up (one
+// submission, through a bracketed paste), wait again, read both
 // answers with csa logs, kill, and check that no process and no tmux server
 // is left behind.
 func TestRealInteractive(t *testing.T) {
@@ -56,7 +57,7 @@ func TestRealInteractive(t *testing.T) {
 			id := sp.SessionID
 			defer w.csa("kill", id)
 			w.waitState(id, "waiting_input")
-			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
+			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second\nsent as two lines", "--enter"); code != 0 {
 				t.Fatalf("send: exit %d: %s", code, stderr)
 			}
 			w.waitState(id, "waiting_input")
@@ -76,13 +77,15 @@ func TestRealInteractive(t *testing.T) {
 			}
 			var lg struct {
 				Source string `json:"source"`
+				Path   string `json:"path"`
 				Text   string `json:"text"`
 			}
 			out, code, _ = w.csa("logs", "--json", id)
 			decode(t, out, &lg)
 			if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "apples") || !strings.Contains(lg.Text, "pears") ||
 				!strings.Contains(lg.Text, "> e2e interactive second") {
-				t.Fatalf("logs: %s", out)
+				tr, _ := os.ReadFile(lg.Path)
+				t.Fatalf("logs: %s\ntranscript: %s", out, tail(tr, 6000))
 			}
 			if _, code, stderr := w.csa("kill", id); code != 0 {
 				t.Fatalf("kill: exit %d: %s", code, stderr)

@@ -39,6 +39,10 @@ func prepareCodex(home, url string, o Options, env map[string]string) error {
 		// daemon_auto_start=false stops the interactive UI copying ~400 MB
 		// into ~/.codex/packages and leaving app-server daemons behind.
 		"features": map[string]any{"plugins": false, "daemon_auto_start": false},
+		// The interactive UI opens on a blocking "Meet GPT-6 Sol: try the
+		// new model?" screen for a model with an upgrade, unless the
+		// migration is recorded as seen.
+		"notice": map[string]any{"model_migrations": map[string]any{CodexModel: "gpt-6-sol"}},
 	}
 	if len(trusted) > 0 {
 		projects := map[string]any{}

@@ -46,7 +46,11 @@ type transcriptLine struct {
 	} `json:"message"`
 	Payload *struct {
 		Type    string `json:"type"`
-		Message string `json:"message"`
+		Role    string `json:"role"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
 	} `json:"payload"`
 }
 
@@ -56,13 +60,18 @@ func transcriptMessages(line []byte) []message {
 		return nil
 	}
 	switch {
-	case l.Type == "event_msg" && l.Payload != nil: // codex
-		switch l.Payload.Type {
-		case "user_message":
-			return []message{{true, l.Payload.Message}}
-		case "agent_message":
-			return []message{{false, l.Payload.Message}}
+	case l.Type == "response_item" && l.Payload != nil && l.Payload.Type == "message": // codex
+		user := l.Payload.Role == "user"
+		if !user && l.Payload.Role != "assistant" {
+			return nil // developer instructions
 		}
+		var out []message
+		for _, c := range l.Payload.Content {
+			if (c.Type == "input_text" || c.Type == "output_text") && c.Text != "" && !(user && strings.HasPrefix(c.Text, "<")) {
+				out = append(out, message{user, c.Text})
+			}
+		}
+		return out
 	case (l.Type == "user" || l.Type == "assistant") && l.Message != nil && !l.IsMeta: // claude
 		user := l.Type == "user"
 		var s string

@@ -39,9 +39,11 @@ func TestTranscriptClaudeAndCodex(t *testing.T) {
 
 	codex := filepath.Join(dir, "x.jsonl")
 	os.WriteFile(codex, []byte(`{"type":"session_meta","payload":{"id":"t1"}}
-{"type":"event_msg","payload":{"type":"user_message","message":"fix it"}}
+{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"be nice"}]}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix it"}]}}
+{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"AgentMessage"}}}
 {"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}
-{"type":"event_msg","payload":{"type":"agent_message","message":"done"}}
 {"type":"event_msg","payload":{"type":"task_complete"}}
 `), 0o600)
 	if text, _, _ := Transcript(codex, 0); text != "> fix it\ndone\n" {
