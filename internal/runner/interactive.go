@@ -64,7 +64,10 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), Cwd: req.Cwd,
 		Grace: req.Grace, Sandbox: req.Sandbox, SubmitDelay: time.Duration(inv.SubmitDelayMS) * time.Millisecond,
 	}
-	errs := []error{saveSpec(store, sp), fsutil.WriteFileReplace(store.Path(st.ID, interactive.EnvFile), encodeEnv(pane.Env))}
+	// The pane log is created here, private: tmux's `cat >>` would create
+	// it with the server's umask.
+	errs := []error{saveSpec(store, sp), fsutil.WriteFileReplace(store.Path(st.ID, interactive.EnvFile), encodeEnv(pane.Env)),
+		fsutil.WriteFileReplace(store.Path(st.ID, interactive.PaneLog), nil)}
 	for path, data := range inv.Files {
 		errs = append(errs, fsutil.WriteFileReplace(path, data))
 	}

@@ -250,9 +250,16 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // Command renders argv as a shell command line.
 func Command(bin string, args []string) string {
-	parts := []string{shellQuote(bin)}
+	parts := []string{quoteIfNeeded(bin)}
 	for _, a := range args {
-		parts = append(parts, shellQuote(a))
+		parts = append(parts, quoteIfNeeded(a))
 	}
 	return strings.Join(parts, " ")
+}
+
+func quoteIfNeeded(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+		return s
+	}
+	return shellQuote(s)
 }
