@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
@@ -38,6 +39,9 @@ func (o *Options) checkInteractive() error {
 
 // spawn starts a prepared request in a tmux pane and returns at once.
 func (o *Options) spawn(cfg *config.Config, store *session.Store, req *runner.Request) error {
+	if n := len(req.Prompt); n > agents.MaxInteractivePrompt {
+		return cmdutil.Usagef("a first prompt of %d bytes is too long for the command line (max %d): start without one and use `csa send ID --text-file FILE --enter`", n, agents.MaxInteractivePrompt)
+	}
 	srv, err := o.F.Tmux(store)
 	if err != nil {
 		return err
