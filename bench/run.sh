@@ -49,6 +49,7 @@ bench 'RunOverhead|Startup' "${runs}x"
 bench 'PsJSON|PsTable|InspectPrefix|StoreList' "${ps}x"
 bench 'StoreResolve|StoreIDs' 200x
 bench 'SupervisorRSS' "${rss}x"
+bench 'StatusAll' 20x # 50 interactive sessions in tmux
 bench 'AgentOverhead' 10x # the real programs (scripts/install-agents.sh), pairs of 0.3-5 s runs: ~4 min
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"

@@ -85,3 +85,22 @@ func TestEchoOf(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+func TestIndex(t *testing.T) {
+	root := t.TempDir()
+	sessions := filepath.Join(root, "sessions")
+	for _, id := range []string{"01B", "01A", "01C"} {
+		os.MkdirAll(filepath.Join(sessions, id), 0o700)
+		if err := AddToIndex(sessions, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.RemoveAll(filepath.Join(sessions, "01B"))
+	ids, err := IndexedIDs(sessions)
+	if err != nil || fmt.Sprint(ids) != "[01A 01C]" {
+		t.Fatalf("%v %v", ids, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "interactive", "01B")); !os.IsNotExist(err) {
+		t.Fatal("the removed session stayed in the index")
+	}
+}

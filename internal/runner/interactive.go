@@ -80,7 +80,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		})
 		errs = append(errs, err)
 	}
-	errs = append(errs, store.Save(st))
+	errs = append(errs, store.Save(st), interactive.AddToIndex(store.Root(), st.ID))
 	if err := errors.Join(errs...); err != nil {
 		h.Release()
 		store.Remove(st.ID)

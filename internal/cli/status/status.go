@@ -87,17 +87,7 @@ func Run(o *Options) error {
 
 // InteractiveIDs lists the store's interactive sessions, oldest first.
 func InteractiveIDs(store *session.Store) ([]string, error) {
-	ids, err := store.IDs()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, id := range ids {
-		if st, err := store.Load(id); err == nil && st.Interactive != nil {
-			out = append(out, id)
-		}
-	}
-	return out, nil
+	return interactive.IndexedIDs(store.Root())
 }
 
 // Load reads the sessions (settling any whose wrapper died) and refuses
