@@ -18,9 +18,11 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// cpuNoise is the CPU growth (clock ticks per heartbeat) an idle agent's
-// timers may cause; more counts as activity.
-const cpuNoise = 2
+// cpuNoise is the CPU growth (clock ticks per heartbeat, 5% of a core) an
+// idle interface's timers may cause; more counts as activity. Measured
+// idle (ticks per second): the fake agent 0, Codex 0, Claude Code 2.2,
+// OpenCode (bun) about 4.
+const cpuNoise = 5
 
 // RunPane is the pane wrapper (csa __pane): the process a tmux pane runs.
 // It takes the session's supervisor lock from `csa run -i`, starts the

@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRealInteractiveFallback: gemini-cli and opencode have no turn hooks
+// csa can install; their interactive interfaces are classified by the CPU
+// of their process trees and pane output. Spawn with a prompt, wait for
+// waiting_input, find the answer in the pane, kill, nothing left.
+func TestRealInteractiveFallback(t *testing.T) {
+	for _, tool := range []string{"gemini-cli", "opencode"} {
+		t.Run(tool, func(t *testing.T) {
+			w := newWorld(t, interactiveScript)
+			var sp struct {
+				SessionID  string `json:"session_id"`
+				TmuxSocket string `json:"tmux_socket"`
+				PanePID    int    `json:"pane_pid"`
+			}
+			out, code, stderr := w.csa("run", "-i", "--json", "--tool", tool, "e2e interactive first")
+			if code != 0 {
+				t.Fatalf("spawn: exit %d: %s %s", code, out, stderr)
+			}
+			decode(t, out, &sp)
+			id := sp.SessionID
+			defer w.csa("kill", id)
+			t0 := time.Now()
+			w.waitState(id, "waiting_input")
+			t.Logf("waiting_input after %s", time.Since(t0).Round(time.Millisecond))
+			out, _, _ = w.csa("logs", id)
+			if !strings.Contains(out, "apples") {
+				t.Fatalf("the answer is not in the pane:\n%s", out)
+			}
+			t0 = time.Now()
+			if _, code, stderr := w.csa("kill", id); code != 0 {
+				t.Fatalf("kill: exit %d: %s", code, stderr)
+			}
+			t.Logf("killed in %s", time.Since(t0).Round(time.Millisecond))
+			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)
+		})
+	}
+}
