@@ -14,22 +14,13 @@ func TestRealInteractiveFallback(t *testing.T) {
 	for _, tool := range []string{"gemini-cli", "opencode"} {
 		t.Run(tool, func(t *testing.T) {
 			w := newWorld(t, interactiveScript)
-			var sp struct {
-				SessionID  string `json:"session_id"`
-				TmuxSocket string `json:"tmux_socket"`
-				PanePID    int    `json:"pane_pid"`
-			}
-			out, code, stderr := w.csa("run", "-i", "--json", "--tool", tool, "e2e interactive first")
-			if code != 0 {
-				t.Fatalf("spawn: exit %d: %s %s", code, out, stderr)
-			}
-			decode(t, out, &sp)
+			sp := w.spawn(tool, "e2e interactive first")
 			id := sp.SessionID
 			defer w.csa("kill", id)
 			t0 := time.Now()
 			w.waitState(id, "waiting_input")
 			t.Logf("waiting_input after %s", time.Since(t0).Round(time.Millisecond))
-			out, _, _ = w.csa("logs", id)
+			out, _, _ := w.csa("logs", id)
 			if !strings.Contains(out, "apples") {
 				t.Fatalf("the answer is not in the pane:\n%s", out)
 			}

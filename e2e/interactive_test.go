@@ -44,16 +44,7 @@ func TestRealInteractive(t *testing.T) {
 	for _, tool := range []string{"claude-code", "codex"} {
 		t.Run(tool, func(t *testing.T) {
 			w := newWorld(t, interactiveScript)
-			var sp struct {
-				SessionID  string `json:"session_id"`
-				TmuxSocket string `json:"tmux_socket"`
-				PanePID    int    `json:"pane_pid"`
-			}
-			out, code, stderr := w.csa("run", "-i", "--json", "--tool", tool, "e2e interactive first")
-			if code != 0 {
-				t.Fatalf("spawn: exit %d: %s %s", code, out, stderr)
-			}
-			decode(t, out, &sp)
+			sp := w.spawn(tool, "e2e interactive first")
 			id := sp.SessionID
 			defer w.csa("kill", id)
 			w.waitState(id, "waiting_input")
@@ -70,7 +61,7 @@ func TestRealInteractive(t *testing.T) {
 					} `json:"signals"`
 				} `json:"sessions"`
 			}
-			out, _, _ = w.csa("status", "--json", id)
+			out, _, _ := w.csa("status", "--json", id)
 			decode(t, out, &st)
 			if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 {
 				t.Fatalf("after two turns: %s", out)
@@ -80,7 +71,7 @@ func TestRealInteractive(t *testing.T) {
 				Path   string `json:"path"`
 				Text   string `json:"text"`
 			}
-			out, code, _ = w.csa("logs", "--json", id)
+			out, code, _ := w.csa("logs", "--json", id)
 			decode(t, out, &lg)
 			if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "apples") || !strings.Contains(lg.Text, "pears") ||
 				!strings.Contains(lg.Text, "> e2e interactive second") {
@@ -135,4 +126,23 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// spawned is the answer of `csa run -i --json`.
+type spawned struct {
+	SessionID  string `json:"session_id"`
+	TmuxSocket string `json:"tmux_socket"`
+	PanePID    int    `json:"pane_pid"`
+}
+
+// spawn starts an interactive session of tool with a first prompt.
+func (w *world) spawn(tool, prompt string) spawned {
+	w.t.Helper()
+	out, code, stderr := w.csa("run", "-i", "--json", "--tool", tool, prompt)
+	if code != 0 {
+		w.t.Fatalf("spawn: exit %d: %s %s", code, out, stderr)
+	}
+	var sp spawned
+	decode(w.t, out, &sp)
+	return sp
 }

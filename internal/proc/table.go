@@ -147,12 +147,15 @@ func TreeCPUOf(pid int) (ticks int64, procs int) {
 			ticks += e.CPUTicks
 			procs++
 		}
-		queue = append(queue, taskChildren(dir)...)
+		queue = append(queue, TaskChildren(p)...)
 	}
 	return ticks, procs
 }
 
-func taskChildren(dir string) []int {
+// TaskChildren lists pid's children through every thread's children list:
+// a multi-threaded parent (node, Go) forks from any thread.
+func TaskChildren(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid)
 	tasks, err := os.ReadDir(dir + "/task")
 	if err != nil {
 		return nil

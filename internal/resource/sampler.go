@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // Sampler tracks the peak resident memory of a whole process tree (the
@@ -90,23 +92,4 @@ func rss(pid int) int64 {
 	return n * pageSize
 }
 
-func children(pid int) []int {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(dir + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range bytes.Fields(b) {
-			if c, err := strconv.Atoi(string(f)); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
+func children(pid int) []int { return proc.TaskChildren(pid) }

@@ -30,13 +30,7 @@ type Pane struct {
 // spec, the agent's environment, hook settings and first turn record. The
 // supervisor lock is held until StartPane hands it to the pane wrapper.
 func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
-	st := &session.State{
-		ID: session.NewID(now), Tool: string(req.Tool), Status: session.Pending,
-		ProjectRoot: req.ProjectRoot, CreatedAt: now.UTC(), Tier: req.Tier,
-	}
-	if p := req.Parent; p != nil {
-		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
-	}
+	st := newState(req, now)
 	dir := store.Dir(st.ID)
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,

@@ -84,17 +84,7 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &session.State{
-		ID:          session.NewID(now),
-		Tool:        string(req.Tool),
-		Status:      session.Pending,
-		ProjectRoot: req.ProjectRoot,
-		CreatedAt:   now.UTC(),
-		Tier:        req.Tier,
-	}
-	if p := req.Parent; p != nil {
-		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
-	}
+	st := newState(req, now)
 	describe(st, req, inv)
 	if err := store.MakeDir(st.ID); err != nil {
 		return nil, err
@@ -250,4 +240,16 @@ func Adopt(store *session.Store, id string, h *lock.Holder) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// newState is a new pending session of req, with its genealogy.
+func newState(req Request, now time.Time) *session.State {
+	st := &session.State{
+		ID: session.NewID(now), Tool: string(req.Tool), Status: session.Pending,
+		ProjectRoot: req.ProjectRoot, CreatedAt: now.UTC(), Tier: req.Tier,
+	}
+	if p := req.Parent; p != nil {
+		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
+	}
+	return st
 }

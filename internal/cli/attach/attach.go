@@ -20,18 +20,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Attach this terminal to an interactive session (detach with C-b d)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			store, _, err := f.CwdStore()
+			_, st, err := f.CwdSession(args[0])
 			if err != nil {
 				return err
 			}
-			id, err := store.Resolve(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := f.Current(store, id)
-			if err != nil {
-				return err
-			}
+			id := st.ID
 			if st.Interactive == nil {
 				return cmdutil.Usagef("session %s is not interactive", id)
 			}

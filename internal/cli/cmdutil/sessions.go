@@ -58,3 +58,21 @@ func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) 
 	}
 	return nil
 }
+
+// CwdSession resolves a prefix in the current project's store and returns
+// the store and the session's current state (a dead supervisor settled).
+func (f *Factory) CwdSession(prefix string) (*session.Store, *session.State, error) {
+	store, _, err := f.CwdStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := store.Resolve(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Current(store, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, st, nil
+}

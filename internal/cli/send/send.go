@@ -65,18 +65,11 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	store, _, err := o.F.CwdStore()
+	store, st, err := o.F.CwdSession(o.ID)
 	if err != nil {
 		return err
 	}
-	id, err := store.Resolve(o.ID)
-	if err != nil {
-		return err
-	}
-	st, err := o.F.Current(store, id)
-	if err != nil {
-		return err
-	}
+	id := st.ID
 	if st.Interactive == nil {
 		return cmdutil.Usagef("session %s is not interactive: csa send types into sessions started with csa run -i", id)
 	}
