@@ -16,6 +16,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -72,9 +73,18 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.From != "" || !o.Events && !o.Stderr {
+	if o.From != "" || !o.Stderr {
 		st, err := store.Load(id)
 		if err != nil {
+			return err
+		}
+		if st.Interactive != nil && o.Events {
+			// The wrapper's few events, then the activity journal: sends,
+			// hook events, state changes.
+			if _, err := copyFrom(o.F.IO.Out, store.Path(id, session.EventsFile), 0); err != nil {
+				return err
+			}
+			_, err := copyFrom(o.F.IO.Out, store.Path(id, interactive.ActivityFile), 0)
 			return err
 		}
 		if st.Interactive != nil {
