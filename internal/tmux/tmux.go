@@ -47,6 +47,9 @@ func SocketPath(runtimeDir, key string) (string, error) {
 	if runtimeDir != "" {
 		dir = filepath.Join(runtimeDir, "csa")
 	}
+	if len(dir) > maxSocketDir {
+		dir = filepath.Join("/tmp", "csa-"+strconv.Itoa(os.Getuid()))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("tmux socket directory: %w", err)
 	}
@@ -62,6 +65,10 @@ func SocketPath(runtimeDir, key string) (string, error) {
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(dir, hex.EncodeToString(sum[:6])+".sock"), nil
 }
+
+// maxSocketDir keeps the socket path (directory, "/", 12 hex digits,
+// ".sock") under the 108 bytes a Unix socket address holds.
+const maxSocketDir = 90
 
 // SessionName is the tmux session of a csa session.
 func SessionName(id string) string { return "csa-" + id }

@@ -33,6 +33,10 @@ func TestSocketPathPrivate(t *testing.T) {
 	if q, _ := SocketPath(rt, "/other/store"); q == p {
 		t.Fatal("two stores share a socket")
 	}
+	long := filepath.Join(rt, strings.Repeat("x", 100))
+	if q, err := SocketPath(long, "/some/store"); err != nil || len(q) > 100 {
+		t.Fatalf("long runtime dir: %q %v", q, err)
+	}
 	os.Chmod(filepath.Join(rt, "csa"), 0o777)
 	if _, err := SocketPath(rt, "/some/store"); err == nil {
 		t.Fatal("a world-writable socket directory was accepted")
