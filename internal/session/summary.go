@@ -27,13 +27,14 @@ type Summary struct {
 	EndedAt     time.Time
 	ExitCode    *int
 	Reason      string
+	Interactive bool // runs in a tmux pane (csa run -i)
 }
 
 // Summarize extracts the listing fields of a state.
 func (st *State) Summarize() Summary {
 	return Summary{ID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ProjectRoot: st.ProjectRoot,
 		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
-		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason}
+		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason, Interactive: st.Interactive != nil}
 }
 
 // ErrStarting marks a session whose supervisor holds its lock but has not
@@ -158,7 +159,7 @@ func (s *Store) saveCache(c summaryCache) {
 // numbers and the summary's fields, strings length-prefixed, numbers as
 // varints, times as Unix nanoseconds (0 for none). Hand-rolled: gob would
 // cost every csa start its package initialisation.
-const cacheVersion = 1
+const cacheVersion = 2
 
 func encodeCache(c summaryCache) []byte {
 	b := []byte{cacheVersion}
@@ -175,10 +176,16 @@ func encodeCache(c summaryCache) []byte {
 		for _, t := range []time.Time{sm.CreatedAt, sm.StartedAt, sm.EndedAt} {
 			b = binary.AppendVarint(b, unixNano(t))
 		}
-		if sm.ExitCode == nil {
-			b = append(b, 0)
-		} else {
-			b = append(b, 1)
+		// Flags: 1 an exit code follows, 2 interactive.
+		var flags byte
+		if sm.ExitCode != nil {
+			flags |= 1
+		}
+		if sm.Interactive {
+			flags |= 2
+		}
+		b = append(b, flags)
+		if sm.ExitCode != nil {
 			b = binary.AppendVarint(b, int64(*sm.ExitCode))
 		}
 	}
@@ -206,10 +213,12 @@ func decodeCache(b []byte) (summaryCache, bool) {
 				*p = time.Unix(0, n).UTC()
 			}
 		}
-		if d.byte() == 1 {
+		flags := d.byte()
+		if flags&1 != 0 {
 			code := int(d.varint())
 			sm.ExitCode = &code
 		}
+		sm.Interactive = flags&2 != 0
 		c[sm.ID] = e
 	}
 	return c, d.ok

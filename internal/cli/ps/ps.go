@@ -56,6 +56,7 @@ type Row struct {
 	DurationMS  int64          `json:"duration_ms"`
 	ExitCode    *int           `json:"exit_code"`
 	Reason      string         `json:"reason,omitempty"`
+	Interactive bool           `json:"interactive,omitempty"`
 	Children    []*Row         `json:"children,omitempty"`
 }
 
@@ -69,7 +70,8 @@ func newRow(st *session.Summary, now time.Time) *Row {
 		dur = st.EndedAt.Sub(st.StartedAt)
 	}
 	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
-		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason}
+		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason,
+		Interactive: st.Interactive}
 	if !st.StartedAt.IsZero() {
 		r.StartedAt = &st.StartedAt
 	}

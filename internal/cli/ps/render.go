@@ -184,6 +184,9 @@ func (r *Row) appendJSON(b []byte) []byte {
 		b = append(b, `,"reason":`...)
 		b = appendString(b, r.Reason)
 	}
+	if r.Interactive {
+		b = append(b, `,"interactive":true`...)
+	}
 	return append(b, '}')
 }
 

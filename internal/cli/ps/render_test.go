@@ -12,7 +12,7 @@ func TestRowJSON(t *testing.T) {
 	local := now.In(time.FixedZone("X", 3600))
 	code := 7
 	rows := []*Row{
-		{ID: "01M80M4HCH8JGS3NVNKC0K0PM3", Tool: "codex", State: "running", ProjectRoot: "/p"},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM3", Tool: "codex", State: "running", ProjectRoot: "/p", Interactive: true},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM4", Tool: "claude-code", Model: "m<1>", State: "failed", Depth: 2,
 			ParentID: "01M80M4HCH8JGS3NVNKC0K0PM3", ProjectRoot: "/p q/\"ü\"", StartedAt: &now, EndedAt: &local,
 			DurationMS: 1234, ExitCode: &code, Reason: "exited\twith \x00 status 7: \u2028 & more"},
