@@ -25,6 +25,13 @@ contains = "e2e interactive second"
   text = "Second answer: pears."
 
 [[rule]]
+name = "slow"
+contains = "e2e interactive slow"
+  [[rule.step]]
+  text = "Slow answer: plums."
+  delay_ms = 2500
+
+[[rule]]
 name = "other"
 contains = ""
   [[rule.step]]
@@ -145,4 +152,33 @@ func (w *world) spawn(tool, prompt string) spawned {
 	var sp spawned
 	decode(w.t, out, &sp)
 	return sp
+}
+
+// TestRealInteractiveBusySend sends a follow-up while the first turn is
+// still running. Claude Code queues it and runs it as a turn of its own
+// after the first; Codex steers the running turn with it. Either way a
+// wait for waiting_input must not return before the follow-up is answered.
+func TestRealInteractiveBusySend(t *testing.T) {
+	for _, tool := range []string{"claude-code", "codex"} {
+		t.Run(tool, func(t *testing.T) {
+			w := newWorld(t, interactiveScript)
+			sp := w.spawn(tool, "e2e interactive slow")
+			id := sp.SessionID
+			defer w.csa("kill", id)
+			time.Sleep(1500 * time.Millisecond) // well inside the slow turn
+			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
+				t.Fatalf("send: exit %d: %s", code, stderr)
+			}
+			w.waitState(id, "waiting_input")
+			var lg struct {
+				Text string `json:"text"`
+			}
+			out, _, _ := w.csa("logs", "--json", id)
+			decode(t, out, &lg)
+			if !strings.Contains(lg.Text, "pears") {
+				st, _, _ := w.csa("status", "--json", id)
+				t.Fatalf("waiting_input before the follow-up was answered:\n%s\n%s", lg.Text, st)
+			}
+		})
+	}
 }

@@ -11,7 +11,9 @@ import (
 // from the invocation layer run without a trust prompt. --no-daemon keeps
 // the UI from starting a background app-server that outlives the session.
 func codexInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
-	inv := InteractiveInvocation{Hooks: true, SubmitDelayMS: 250}
+	// Measured: keys sent in the first ~0.5 s lose their Enter; a
+	// bracketed paste and then Enter is always one submission.
+	inv := InteractiveInvocation{Hooks: true, SubmitDelayMS: 100, ReadyMS: 1000}
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--dangerously-bypass-approvals-and-sandbox")
 	}

@@ -31,10 +31,15 @@ type InteractiveInvocation struct {
 	// Hooks: the program announces finished turns through Hook.
 	Hooks             bool
 	ProviderSessionID string
-	// SubmitDelay is how long to wait between typed text and the Enter
+	// SubmitDelayMS is how long to wait between typed text and the Enter
 	// that submits it (some interfaces take a quick Enter as part of a
 	// paste).
 	SubmitDelayMS int
+	// ReadyMS is how long after its start the interface may still drop
+	// an Enter; with a start hook (ReadyHook) csa waits for that instead,
+	// ReadyMS at most.
+	ReadyMS   int
+	ReadyHook bool
 }
 
 // MaxInteractivePrompt bounds a first prompt given in argv; a longer one is
@@ -52,7 +57,7 @@ func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, erro
 	case Codex:
 		return codexInteractive(r)
 	case GeminiCLI:
-		inv := InteractiveInvocation{SubmitDelayMS: 100}
+		inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
 		if r.Yolo {
 			inv.Args = append(inv.Args, "--yolo")
 		}
@@ -60,7 +65,7 @@ func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, erro
 		inv.Args = appendFlag(inv.Args, "-i", r.Prompt)
 		return inv, nil
 	case Opencode:
-		inv := InteractiveInvocation{SubmitDelayMS: 100}
+		inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
 		inv.Args = appendFlag(inv.Args, "-m", r.Model)
 		inv.Args = appendFlag(inv.Args, "--prompt", r.Prompt)
 		return inv, nil
@@ -74,6 +79,7 @@ func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	settings := r.Dir + "/claude-settings.json"
 	hooks := map[string]any{
 		"hooks": map[string]any{
+			"SessionStart":     hookEntry(r.Hook + " ready"),
 			"Stop":             hookEntry(r.Hook + " stop"),
 			"UserPromptSubmit": hookEntry(r.Hook + " submit"),
 		},
@@ -82,7 +88,9 @@ func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	if err != nil {
 		return InteractiveInvocation{}, err
 	}
-	inv := InteractiveInvocation{Hooks: true, Files: map[string][]byte{settings: b}, SubmitDelayMS: 50}
+	// Measured: keys sent in the first ~0.9 s lose their Enter; the
+	// SessionStart hook fires at 0.8-1.3 s.
+	inv := InteractiveInvocation{Hooks: true, Files: map[string][]byte{settings: b}, SubmitDelayMS: 50, ReadyMS: 3000, ReadyHook: true}
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--dangerously-skip-permissions")
 		if r.Root {

@@ -93,6 +93,7 @@ func interactiveMain() int {
 			}
 		}
 	}
+	hook("SessionStart", map[string]any{"session_id": ia.session, "hook_event_name": "SessionStart", "source": "startup"})
 	if ia.prompt == "" {
 		fmt.Println("fake agent ready")
 	}

@@ -34,6 +34,10 @@ func ParseState(s string) (State, error) {
 // Terminal reports whether the session can no longer change.
 func (s State) Terminal() bool { return s == Completed || s == Crashed }
 
+// ConfirmGrace is how long after a turn's end an input sent during that
+// turn may take to be reported submitted (Claude Code: 0.2 s measured).
+const ConfirmGrace = 3 * time.Second
+
 // Settings tune the classifier.
 type Settings struct {
 	// Grace: a session this young with no clearer signal is just_started.
@@ -258,6 +262,12 @@ func Classify(o Observation, set Settings) Verdict {
 	// 2. The agent's own turn events.
 	t := o.Turns
 	pending := t.Submits > 0 && (t.LastTurnAt.IsZero() || t.LastSubmitAt.After(t.LastTurnAt))
+	if o.Hooks && !pending && t.Unconfirmed > 0 && !t.LastTurnAt.IsZero() && t.LastTurnAt.After(t.LastSentAt) &&
+		o.Now.Sub(t.LastTurnAt) < ConfirmGrace {
+		// Sent while a turn ran: the agent queues it and reports its
+		// submit just after that turn's end.
+		return v(InProgress, "input %d was queued behind turn %d, which just finished", t.Submits, t.Turns)
+	}
 	if o.Hooks {
 		if !pending && t.Turns > 0 {
 			return v(WaitingInput, "turn %d finished %s ago (the agent's turn-complete hook)", t.Turns, round(o.Now.Sub(t.LastTurnAt)))
@@ -274,6 +284,9 @@ func Classify(o Observation, set Settings) Verdict {
 	quiet := o.Now.Sub(s.lastActive())
 	if o.Hooks {
 		if quiet >= set.StuckAfter {
+			if t.Unconfirmed > 0 && !t.LastSentAt.Before(t.LastSubmitAt) {
+				return v(Stuck, "input %d sent %s ago was never taken by the agent (no submit event), and nothing happened for %s", t.Submits, round(o.Now.Sub(t.LastSentAt)), round(quiet))
+			}
 			return v(Stuck, "input %d sent %s ago: no output, CPU or turn event for %s", t.Submits, round(o.Now.Sub(t.LastSubmitAt)), round(quiet))
 		}
 		return v(InProgress, "working on input %d (last sign of activity %s ago)", t.Submits, round(quiet))

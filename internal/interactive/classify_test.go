@@ -64,6 +64,18 @@ func TestClassify(t *testing.T) {
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0}
 			o.OutputAt = o.Now.Add(-time.Second)
 		}), InProgress, "working"},
+		{"hooks: input queued behind the turn that just ended", with(live(10*time.Second, true), func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: t0.Add(8 * time.Second), LastSentAt: t0.Add(8 * time.Second), Unconfirmed: 1,
+				Turns: 1, LastTurnAt: t0.Add(9 * time.Second)}
+		}), InProgress, "queued behind turn 1"},
+		{"hooks: an unconfirmed input long after the turn is dropped", with(live(20*time.Second, true), func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: t0.Add(8 * time.Second), LastSentAt: t0.Add(8 * time.Second), Unconfirmed: 1,
+				Turns: 1, LastTurnAt: t0.Add(9 * time.Second)}
+		}), WaitingInput, "turn 1 finished"},
+		{"hooks: an input never taken is stuck with that reason", with(live(3*time.Minute, true), func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: t0.Add(10 * time.Second), LastSentAt: t0.Add(10 * time.Second), Unconfirmed: 1,
+				Turns: 1, LastTurnAt: t0.Add(4 * time.Second)}
+		}), Stuck, "never taken by the agent"},
 		{"no hooks: active", with(live(10*time.Second, false), func(o *Observation) {
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0}
 			o.Heartbeat.CPUActiveAt = o.Now.Add(-time.Second)

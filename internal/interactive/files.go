@@ -75,8 +75,13 @@ type Turns struct {
 	Transcript      string    `json:"transcript_path,omitempty"`
 	ProviderSession string    `json:"provider_session_id,omitempty"`
 	// Unconfirmed counts inputs csa submitted that the agent's own submit
-	// hook has not reported yet (so they are not counted twice).
-	Unconfirmed int `json:"unconfirmed,omitempty"`
+	// hook has not reported yet (so they are not counted twice); LastSentAt
+	// is when csa last submitted one.
+	Unconfirmed int       `json:"unconfirmed,omitempty"`
+	LastSentAt  time.Time `json:"last_sent_at,omitempty"`
+	// ReadyAt is when the agent reported its interface up (Claude Code's
+	// SessionStart hook); input typed before may lose its Enter.
+	ReadyAt time.Time `json:"ready_at,omitempty"`
 }
 
 // maxMessage bounds the last message kept in turns.json.

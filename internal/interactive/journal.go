@@ -30,6 +30,7 @@ type Entry struct {
 const (
 	EvSpawned      = "spawned"
 	EvAgentStarted = "agent.started"
+	EvReady        = "agent.ready" // the agent's own start hook
 	EvAgentExited  = "agent.exited"
 	EvInputSent    = "input.sent"
 	EvSubmitted    = "prompt.submitted" // the agent's own submit hook

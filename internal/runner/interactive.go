@@ -57,6 +57,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), Cwd: req.Cwd,
 		Grace: req.Grace, Sandbox: req.Sandbox, SubmitDelay: time.Duration(inv.SubmitDelayMS) * time.Millisecond,
+		ReadyDelay: time.Duration(inv.ReadyMS) * time.Millisecond, ReadyHook: inv.ReadyHook,
 	}
 	// The pane log is created here, private: tmux's `cat >>` would create
 	// it with the server's umask.

@@ -44,6 +44,10 @@ type Spec struct {
 	// SubmitDelay is the pause between typed text and its Enter, for an
 	// interactive session.
 	SubmitDelay time.Duration `json:"submit_delay,omitempty"`
+	// ReadyDelay: input typed this soon after the start may be lost;
+	// ReadyHook: the agent reports being up (then csa waits for that).
+	ReadyDelay time.Duration `json:"ready_delay,omitempty"`
+	ReadyHook  bool          `json:"ready_hook,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

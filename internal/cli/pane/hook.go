@@ -33,7 +33,7 @@ const maxPayload = 4 << 20
 func NewHookCmd(f *cmdutil.Factory) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:    "__hook --dir DIR submit|stop|notify [JSON]",
+		Use:    "__hook --dir DIR ready|submit|stop|notify [JSON]",
 		Hidden: true,
 		Args:   cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,6 +77,10 @@ func record(dir, event string, raw []byte, now time.Time) error {
 			}
 		})
 		interactive.Append(dir, interactive.EvSubmitted, map[string]any{"provider_session_id": p.SessionID})
+		return err
+	case "ready":
+		_, err := interactive.UpdateTurns(dir, func(t *interactive.Turns) { t.ReadyAt = now })
+		interactive.Append(dir, interactive.EvReady, map[string]any{"provider_session_id": p.SessionID})
 		return err
 	case "stop", "notify":
 		msg := p.LastMessage

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // Options are the flags of `csa send`.
@@ -87,14 +87,12 @@ func Run(o *Options) error {
 	ctx := context.Background()
 	dir := store.Dir(id)
 	name := st.Interactive.TmuxSession
+	waitReady(dir, st, sp)
 	before := paneLogSize(dir)
 	if text != "" {
-		if len(text) <= 512 && !strings.ContainsAny(text, "\n\r") {
-			err = srv.SendLiteral(ctx, name, text)
-		} else {
-			err = srv.Paste(ctx, name, []byte(text))
-		}
-		if err != nil {
+		// Always a (bracketed) paste: one input however long, and Codex
+		// takes typed text followed by a quick Enter as a paste.
+		if err := srv.Paste(ctx, name, []byte(text)); err != nil {
 			return o.tmuxErr(id, err)
 		}
 	}
@@ -105,6 +103,7 @@ func Run(o *Options) error {
 		interactive.UpdateTurns(dir, func(t *interactive.Turns) {
 			t.Submits++
 			t.LastSubmitAt = o.F.Now().UTC()
+			t.LastSentAt = t.LastSubmitAt
 			t.LogSizeAtSubmit, t.EchoBytes = before, interactive.EchoOf(text, true)
 			if st.Interactive.Hooks {
 				t.Unconfirmed++
@@ -171,6 +170,23 @@ func (o *Options) text() (string, error) {
 // tmuxErr explains a failed send: usually the pane is gone.
 func (o *Options) tmuxErr(id string, err error) error {
 	return cmdutil.Refused("pane_gone", fmt.Errorf("cannot type into session %s: %v", id, err))
+}
+
+// waitReady holds typing back while the agent's interface may still drop
+// keys: until its start hook reports it up, or its ready delay passes.
+func waitReady(dir string, st *session.State, sp *runner.Spec) {
+	start := st.StartedAt
+	if start.IsZero() {
+		start = st.CreatedAt
+	}
+	for time.Since(start) < sp.ReadyDelay {
+		if sp.ReadyHook {
+			if t, err := interactive.ReadTurns(dir); err == nil && !t.ReadyAt.IsZero() {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func submits(keys []string) bool {
