@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -72,14 +73,14 @@ func (w *paneWrapper) serve() int {
 	defer ev.Close()
 	ev.Emit(events.SessionCreated, map[string]any{"tool": sp.Tool, "depth": st.Depth, "parent_id": st.ParentID, "interactive": true})
 	if err != nil {
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot read the agent's environment: " + err.Error()})
+		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot read the agent's environment: " + err.Error()}, nil)
 	}
 	if req := w.sup.killRequested(sp.SessionID); req != "" {
-		return w.end(ev, nil, &ending{session.Killed, session.FailKilled, req})
+		return w.end(ev, nil, &ending{session.Killed, session.FailKilled, req}, nil)
 	}
 	prog, args, group, err := confine(sp)
 	if err != nil {
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot set up resource limits: " + err.Error()})
+		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot set up resource limits: " + err.Error()}, nil)
 	}
 	p, err := proc.Start(proc.Spec{
 		Path: prog, Args: args, Dir: sp.Cwd, InTerminal: true,
@@ -89,7 +90,7 @@ func (w *paneWrapper) serve() int {
 	if err != nil {
 		measure(group, nil, nil)
 		fmt.Fprintln(os.Stderr, "csa:", err)
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, err.Error()})
+		return w.end(ev, nil, &ending{session.Failed, session.FailStart, err.Error()}, nil)
 	}
 	if _, err := w.sup.update(w.r, func(cur *session.State) error {
 		cur.PID, cur.PGID, cur.SupervisorPID, cur.StartedAt = p.Pid, syscall.Getpgrp(), os.Getpid(), w.sup.Now().UTC()
@@ -102,6 +103,10 @@ func (w *paneWrapper) serve() int {
 		return 1
 	}
 	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "program": sp.Program, "sandbox": sp.Sandbox.Plan.Layer})
+	var sampler *resource.Sampler
+	if iv := sp.Sandbox.SampleInterval; iv > 0 {
+		sampler = resource.StartSampler(p.Pid, iv)
+	}
 	interactive.Append(w.dir, interactive.EvAgentStarted, map[string]any{"pid": p.Pid, "wrapper_pid": os.Getpid()})
 
 	end := w.watch(p, ev)
@@ -112,8 +117,8 @@ func (w *paneWrapper) serve() int {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	measure(group, nil, ps)
-	return w.end(ev, ps, end)
+	used := measure(group, sampler, ps)
+	return w.end(ev, ps, end, &streams{used: &used})
 }
 
 // watch writes heartbeats until the agent exits, and ends it on SIGTERM or
@@ -165,7 +170,7 @@ func (w *paneWrapper) watch(p *proc.Process, ev *events.Writer) *ending {
 
 // end records the done file and the session's end, and returns the exit
 // status for the pane.
-func (w *paneWrapper) end(ev *events.Writer, ps *os.ProcessState, end *ending) int {
+func (w *paneWrapper) end(ev *events.Writer, ps *os.ProcessState, end *ending, res *streams) int {
 	done := interactive.Done{RunID: w.r.State.Interactive.RunID, ExitCode: -1, At: time.Now().UTC()}
 	code := 1
 	if ps != nil {
@@ -184,7 +189,7 @@ func (w *paneWrapper) end(ev *events.Writer, ps *os.ProcessState, end *ending) i
 	if t, err := interactive.ReadTurns(w.dir); err == nil {
 		out.Result, out.ProviderSessionID = t.LastMessage, t.ProviderSession
 	}
-	if _, err := w.sup.finish(w.r, ev, ps, end, out, nil); err != nil {
+	if _, err := w.sup.finish(w.r, ev, ps, end, out, res); err != nil {
 		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
 	}
 	return code

@@ -266,7 +266,7 @@ func (s *Supervisor) finish(run *Run, ev *events.Writer, ps *os.ProcessState, en
 		if out.Usage != nil {
 			st.Usage = out.Usage
 		}
-		if res != nil {
+		if res != nil && res.out != nil {
 			st.OutputBytes = res.out.total
 			st.OutputTruncated = res.out.truncated || res.err.truncated
 		}
