@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +36,10 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			isolate(env.WorkDir, env.Setenv)
+			// A script that fails half way must not leave its agents,
+			// pane wrappers or tmux servers running.
+			state := filepath.Join(env.WorkDir, "state")
+			env.Defer(func() { killTagged("CSA_STATE_DIR=" + state) })
 			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
 		},
 		Condition: func(cond string) (bool, error) {
@@ -223,5 +228,19 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// killTagged SIGKILLs every process whose environment holds tag.
+func killTagged(tag string) {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil || !strings.Contains(string(env), tag+"\x00") {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
