@@ -305,6 +305,8 @@ func Classify(o Observation, set Settings) Verdict {
 
 func exited(v func(State, string, ...any) Verdict, code int, sig, reason string) Verdict {
 	switch {
+	case code < 0 && sig == "":
+		return v(Crashed, "the agent did not start%s", suffix(reason))
 	case sig != "":
 		return v(Crashed, "the agent was killed by %s%s", sig, suffix(reason))
 	case code == 0:

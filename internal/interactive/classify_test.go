@@ -29,6 +29,10 @@ func TestClassify(t *testing.T) {
 	}{
 		{"done file exit 0", with(live(time.Minute, true), func(o *Observation) { o.Done = &Done{RunID: "r1"} }), Completed, "status 0"},
 		{"done file exit 7", with(live(time.Minute, true), func(o *Observation) { o.Done = &Done{RunID: "r1", ExitCode: 7} }), Crashed, "status 7"},
+		{"done file of an agent that never started", with(live(time.Minute, true), func(o *Observation) {
+			o.Done = &Done{RunID: "r1", ExitCode: -1}
+			o.RecordReason = "start /nope: no such file"
+		}), Crashed, "did not start (start /nope"},
 		{"stale done file of another run", with(live(time.Minute, true), func(o *Observation) {
 			o.Done = &Done{RunID: "old", ExitCode: 7}
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0, Turns: 1, LastTurnAt: t0.Add(time.Second)}
