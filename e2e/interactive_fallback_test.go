@@ -9,7 +9,8 @@ import (
 // TestRealInteractiveFallback: gemini-cli and opencode have no turn hooks
 // csa can install; their interactive interfaces are classified by the CPU
 // of their process trees and pane output. Spawn with a prompt, wait for
-// waiting_input, find the answer in the pane, kill, nothing left.
+// waiting_input, find the answer in the pane, send a follow-up, wait, find
+// its answer, kill, nothing left.
 func TestRealInteractiveFallback(t *testing.T) {
 	for _, tool := range []string{"gemini-cli", "opencode"} {
 		t.Run(tool, func(t *testing.T) {
@@ -23,6 +24,13 @@ func TestRealInteractiveFallback(t *testing.T) {
 			out, _, _ := w.csa("logs", id)
 			if !strings.Contains(out, "apples") {
 				t.Fatalf("the answer is not in the pane:\n%s", out)
+			}
+			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
+				t.Fatalf("send: exit %d: %s", code, stderr)
+			}
+			w.waitState(id, "waiting_input")
+			if out, _, _ := w.csa("logs", id); !strings.Contains(out, "pears") {
+				t.Fatalf("the follow-up's answer is not in the pane:\n%s", out)
 			}
 			t0 = time.Now()
 			if _, code, stderr := w.csa("kill", id); code != 0 {
