@@ -22,7 +22,6 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
-	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/session"
 	"golang.org/x/sys/unix"
 )
@@ -211,8 +210,8 @@ func (w *agentWorld) exec(b *testing.B, path string, args, env []string, direct,
 	wg.Add(2)
 	go drain(&out, rOut)
 	go drain(&errOut, rErr)
-	var s *sampler
-	var ts *treeSampler
+	var s *peakSampler[memSample]
+	var ts *peakSampler[int64]
 	if mem {
 		s, ts = sample(c.Process.Pid), sampleTree(c.Process.Pid, direct)
 	}
@@ -265,31 +264,9 @@ func uuid4() string {
 // forked child before its exec, the same binary twice) once in all, so the
 // sum is the tree's real footprint. A peak shorter than the 10 ms interval
 // may be missed.
-type treeSampler struct {
-	stop chan struct{}
-	done chan int64
+func sampleTree(root int, withRoot bool) *peakSampler[int64] {
+	return samplePeak(10*time.Millisecond, func(peak int64) int64 { return max(peak, treePSS(root, withRoot)) })
 }
-
-func sampleTree(root int, withRoot bool) *treeSampler {
-	s := &treeSampler{stop: make(chan struct{}), done: make(chan int64, 1)}
-	go func() {
-		var peak int64
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			peak = max(peak, treePSS(root, withRoot))
-			select {
-			case <-s.stop:
-				s.done <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *treeSampler) peak() int64 { close(s.stop); return <-s.done }
 
 // treePSS sums, in bytes, the Pss of root's descendants (and of root with
 // withRoot): the tree comes from the ppid of every /proc/PID/stat, the Pss
@@ -504,24 +481,8 @@ func fixedRuns() int {
 // with the scripted answer (a fast failure must not pass for a fast run)
 // and returns their states in the order of the runs.
 func agentSessions(b *testing.B, w *agentWorld, want int) []*session.State {
-	root, err := project.FindRoot(w.proj)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := session.Open(filepath.Join(w.stateDir, "projects", project.Slug(root), "sessions"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ents, err := st.List()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(ents) != want {
-		b.Fatalf("%d sessions recorded, want %d", len(ents), want)
-	}
-	slices.SortFunc(ents, func(x, y session.Entry) int { return strings.Compare(x.ID, y.ID) }) // ULIDs: creation order
 	var out []*session.State
-	for _, e := range ents {
+	for _, e := range recordedSessions(b, projectStore(b, w.proj, w.stateDir), want) {
 		if e.Err != nil || e.State.Status != session.Completed || !strings.Contains(e.State.Result, agentAnswer) {
 			b.Fatalf("session %s: %v %+v", e.ID, e.Err, e.State)
 		}

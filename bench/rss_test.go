@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,24 +48,21 @@ func readMem(pid int) (memSample, bool) {
 	return m, ok // a zombie has no Vm lines
 }
 
-// sampler polls a process's memory every few milliseconds until stopped;
-// VmHWM is the kernel's own high-water mark, so a peak between two samples
-// is not missed, only growth in the very last interval.
-type sampler struct {
+// peakSampler calls next every interval until stopped, carrying the peak
+// from one call to the next.
+type peakSampler[T any] struct {
 	stop chan struct{}
-	done chan memSample // the peak
+	done chan T
 }
 
-func sample(pid int) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan memSample, 1)}
+func samplePeak[T any](interval time.Duration, next func(peak T) T) *peakSampler[T] {
+	s := &peakSampler[T]{stop: make(chan struct{}), done: make(chan T, 1)}
 	go func() {
-		var peak memSample
-		t := time.NewTicker(2 * time.Millisecond)
+		var peak T
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
-			if m, ok := readMem(pid); ok {
-				peak.rss, peak.hwm = max(peak.rss, m.rss), max(peak.hwm, m.hwm)
-			}
+			peak = next(peak)
 			select {
 			case <-s.stop:
 				s.done <- peak
@@ -76,20 +74,49 @@ func sample(pid int) *sampler {
 	return s
 }
 
-func (s *sampler) peak() memSample { close(s.stop); return <-s.done }
+func (s *peakSampler[T]) peak() T { close(s.stop); return <-s.done }
+
+// sample polls a process's memory every few milliseconds until stopped;
+// VmHWM is the kernel's own high-water mark, so a peak between two samples
+// is not missed, only growth in the very last interval.
+func sample(pid int) *peakSampler[memSample] {
+	return samplePeak(2*time.Millisecond, func(peak memSample) memSample {
+		if m, ok := readMem(pid); ok {
+			peak.rss, peak.hwm = max(peak.rss, m.rss), max(peak.hwm, m.hwm)
+		}
+		return peak
+	})
+}
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
 
-func storeOf(tb testing.TB, w *world) *session.Store {
-	root, err := project.FindRoot(w.projDir)
+func storeOf(tb testing.TB, w *world) *session.Store { return projectStore(tb, w.projDir, w.stateDir) }
+
+// projectStore opens the session store csa uses for the project at proj.
+func projectStore(tb testing.TB, proj, stateDir string) *session.Store {
+	root, err := project.FindRoot(proj)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st, err := session.Open(filepath.Join(w.stateDir, "projects", project.Slug(root), "sessions"))
+	st, err := session.Open(filepath.Join(stateDir, "projects", project.Slug(root), "sessions"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return st
+}
+
+// recordedSessions lists the sessions recorded in st, in creation order,
+// and fails unless there are want of them.
+func recordedSessions(tb testing.TB, st *session.Store, want int) []session.Entry {
+	ents, err := st.List()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(ents) != want {
+		tb.Fatalf("%d sessions recorded, want %d", len(ents), want)
+	}
+	slices.SortFunc(ents, func(x, y session.Entry) int { return strings.Compare(x.ID, y.ID) }) // ULIDs: creation order
+	return ents
 }
 
 // onlySession returns the one session of the store, removing nothing.

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -98,22 +97,7 @@ func runOverhead(b *testing.B, w *world, key, note string) {
 // checkRunSessions makes sure every timed csa run really recorded a
 // completed session: a fast failure must not pass for a fast run.
 func checkRunSessions(b *testing.B, w *world, want int) {
-	root, err := project.FindRoot(w.projDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := session.Open(filepath.Join(w.stateDir, "projects", project.Slug(root), "sessions"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ents, err := st.List()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(ents) != want {
-		b.Fatalf("%d sessions recorded, want %d", len(ents), want)
-	}
-	for _, e := range ents {
+	for _, e := range recordedSessions(b, storeOf(b, w), want) {
 		if e.Err != nil || e.State.Status != session.Completed || e.State.Result != "hi" {
 			b.Fatalf("session %s: %v %+v", e.ID, e.Err, e.State)
 		}

@@ -25,9 +25,7 @@ func TestRealInteractiveFallback(t *testing.T) {
 			if !strings.Contains(out, "apples") {
 				t.Fatalf("the answer is not in the pane:\n%s", out)
 			}
-			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
-				t.Fatalf("send: exit %d: %s", code, stderr)
-			}
+			w.send(id, "e2e interactive second")
 			w.waitState(id, "waiting_input")
 			if out, _, _ := w.csa("logs", id); !strings.Contains(out, "pears") {
 				t.Fatalf("the follow-up's answer is not in the pane:\n%s", out)

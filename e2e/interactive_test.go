@@ -55,9 +55,7 @@ func TestRealInteractive(t *testing.T) {
 			id := sp.SessionID
 			defer w.csa("kill", id)
 			w.waitState(id, "waiting_input")
-			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second\nsent as two lines", "--enter"); code != 0 {
-				t.Fatalf("send: exit %d: %s", code, stderr)
-			}
+			w.send(id, "e2e interactive second\nsent as two lines")
 			w.waitState(id, "waiting_input")
 			var st struct {
 				Sessions []struct {
@@ -166,9 +164,7 @@ func TestRealInteractiveBusySend(t *testing.T) {
 			id := sp.SessionID
 			defer w.csa("kill", id)
 			time.Sleep(1500 * time.Millisecond) // well inside the slow turn
-			if _, code, stderr := w.csa("send", id, "--text", "e2e interactive second", "--enter"); code != 0 {
-				t.Fatalf("send: exit %d: %s", code, stderr)
-			}
+			w.send(id, "e2e interactive second")
 			w.waitState(id, "waiting_input")
 			var lg struct {
 				Text string `json:"text"`
@@ -180,5 +176,13 @@ func TestRealInteractiveBusySend(t *testing.T) {
 				t.Fatalf("waiting_input before the follow-up was answered:\n%s\n%s", lg.Text, st)
 			}
 		})
+	}
+}
+
+// send types text into the session and submits it.
+func (w *world) send(id, text string) {
+	w.t.Helper()
+	if _, code, stderr := w.csa("send", id, "--text", text, "--enter"); code != 0 {
+		w.t.Fatalf("send: exit %d: %s", code, stderr)
 	}
 }

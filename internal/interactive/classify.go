@@ -3,6 +3,8 @@ package interactive
 import (
 	"fmt"
 	"time"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // State is what an interactive session is doing, as `csa status` reports.
@@ -50,149 +52,11 @@ type Settings struct {
 	StuckAfter time.Duration
 }
 
-// DefaultSettings are used when the configuration sets none.
-var DefaultSettings = Settings{Grace: 5 * time.Second, Quiet: 3 * time.Second, StuckAfter: 5 * time.Minute}
-
-// Signals is everything the classifier looks at; `csa status --json`
-// shows it as is.
-type Signals struct {
-	Now       time.Time `json:"now"`
-	StartedAt time.Time `json:"started_at"`
-	AgeMS     int64     `json:"age_ms"`
-	// Record is the session's recorded state (pending, running, or how it
-	// ended) and its reason.
-	Record       string `json:"record"`
-	RecordReason string `json:"record_reason,omitempty"`
-	WrapperAlive bool   `json:"wrapper_alive"`
-
-	PaneFound  bool   `json:"pane_found"`
-	PaneDead   bool   `json:"pane_dead,omitempty"`
-	PaneStatus *int   `json:"pane_dead_status,omitempty"`
-	PanePID    int    `json:"pane_pid,omitempty"`
-	PaneCmd    string `json:"pane_command,omitempty"`
-	TmuxError  string `json:"tmux_error,omitempty"`
-
-	Done      *Done  `json:"done,omitempty"`
-	DoneError string `json:"done_error,omitempty"`
-
-	AgentPID   int    `json:"agent_pid,omitempty"`
-	AgentProcs int    `json:"agent_procs,omitempty"`
-	TreeCPU    int64  `json:"tree_cpu_ticks"`
-	ScanError  string `json:"scan_error,omitempty"`
-
-	HeartbeatAgeMS int64  `json:"heartbeat_age_ms,omitempty"`
-	HeartbeatError string `json:"heartbeat_error,omitempty"`
-	CPUQuietMS     int64  `json:"cpu_quiet_ms,omitempty"`
-
-	OutputBytes   int64 `json:"output_bytes"`
-	OutputQuietMS int64 `json:"output_quiet_ms"`
-
-	// Hooks reports that the agent announces its turns itself.
-	Hooks        bool   `json:"hooks"`
-	Submits      int    `json:"submits"`
-	Turns        int    `json:"turns"`
-	InputAgeMS   int64  `json:"input_age_ms,omitempty"`
-	TurnAgeMS    int64  `json:"turn_age_ms,omitempty"`
-	Answered     bool   `json:"answered"` // output beyond the echo since the last input
-	TurnsError   string `json:"turns_error,omitempty"`
-	RunID        string `json:"run_id"`
-	LastActiveMS int64  `json:"last_active_ms"`
-
-	// Times used by Classify, not shown.
-	cpuActive, outputAt, inputAt, turnAt time.Time
-}
-
-// Observation is the raw material of Signals, gathered by Observe.
-type Observation struct {
-	Now, StartedAt        time.Time
-	Record, RecordReason  string
-	RecordEnded, RecordOK bool
-	WrapperAlive          bool
-	Pane                  *PaneInfo
-	TmuxErr               error
-	Done                  *Done
-	DoneErr               error
-	RunID                 string
-	AgentPID, AgentProcs  int
-	TreeCPU               int64
-	ScanErr               error
-	Heartbeat             *Heartbeat
-	HeartbeatErr          error
-	OutputBytes           int64
-	OutputAt              time.Time
-	Hooks                 bool
-	Turns                 Turns
-	TurnsErr              error
-}
-
-// PaneInfo is the pane as tmux reports it.
-type PaneInfo struct {
-	PID        int
-	Dead       bool
-	DeadStatus *int
-	Command    string
-}
-
 // Verdict is a classified session.
 type Verdict struct {
 	State   State   `json:"state"`
 	Reason  string  `json:"reason"`
 	Signals Signals `json:"signals"`
-}
-
-func ms(d time.Duration) int64 { return d.Milliseconds() }
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-// signals flattens an observation.
-func signals(o Observation) Signals {
-	s := Signals{
-		Now: o.Now, StartedAt: o.StartedAt, AgeMS: ms(o.Now.Sub(o.StartedAt)),
-		Record: o.Record, RecordReason: o.RecordReason, WrapperAlive: o.WrapperAlive,
-		TmuxError: errText(o.TmuxErr), Done: o.Done, DoneError: errText(o.DoneErr),
-		AgentPID: o.AgentPID, AgentProcs: o.AgentProcs, TreeCPU: o.TreeCPU, ScanError: errText(o.ScanErr),
-		HeartbeatError: errText(o.HeartbeatErr), OutputBytes: o.OutputBytes,
-		Hooks: o.Hooks, Submits: o.Turns.Submits, Turns: o.Turns.Turns, TurnsError: errText(o.TurnsErr),
-		RunID: o.RunID, outputAt: o.OutputAt, inputAt: o.Turns.LastSubmitAt, turnAt: o.Turns.LastTurnAt,
-	}
-	if p := o.Pane; p != nil {
-		s.PaneFound, s.PaneDead, s.PaneStatus, s.PanePID, s.PaneCmd = true, p.Dead, p.DeadStatus, p.PID, p.Command
-	}
-	if hb := o.Heartbeat; hb != nil {
-		s.HeartbeatAgeMS = ms(o.Now.Sub(hb.At))
-		s.cpuActive = hb.CPUActiveAt
-		if !hb.CPUActiveAt.IsZero() {
-			s.CPUQuietMS = ms(o.Now.Sub(hb.CPUActiveAt))
-		}
-	}
-	if !o.OutputAt.IsZero() {
-		s.OutputQuietMS = ms(o.Now.Sub(o.OutputAt))
-	}
-	if !s.inputAt.IsZero() {
-		s.InputAgeMS = ms(o.Now.Sub(s.inputAt))
-	}
-	if !s.turnAt.IsZero() {
-		s.TurnAgeMS = ms(o.Now.Sub(s.turnAt))
-	}
-	s.Answered = o.OutputBytes > o.Turns.LogSizeAtSubmit+o.Turns.EchoBytes
-	s.LastActiveMS = ms(o.Now.Sub(s.lastActive()))
-	return s
-}
-
-// lastActive is the newest sign of life of the agent itself.
-func (s *Signals) lastActive() time.Time {
-	t := s.StartedAt
-	for _, u := range []time.Time{s.cpuActive, s.outputAt, s.inputAt, s.turnAt} {
-		if u.After(t) {
-			t = u
-		}
-	}
-	return t
 }
 
 // Classify decides a session's state, process signals first, then the
@@ -208,17 +72,17 @@ func Classify(o Observation, set Settings) Verdict {
 	if d := o.Done; d != nil && (o.RunID == "" || d.RunID == o.RunID) {
 		return exited(v, d.ExitCode, d.Signal, o.RecordReason)
 	}
-	if o.RecordEnded {
-		if o.RecordOK {
+	if o.Record.Ended() {
+		if o.Record == session.Completed {
 			return v(Completed, "the agent exited with status 0")
 		}
-		return v(Crashed, "%s", orText(o.RecordReason, "the session ended with "+o.Record))
+		return v(Crashed, "%s", orText(o.RecordReason, "the session ended with "+string(o.Record)))
 	}
 	if o.TmuxErr != nil {
 		return v(Degraded, "cannot read the tmux server: %v", o.TmuxErr)
 	}
 	if p := o.Pane; p == nil {
-		if o.Record == "pending" && age < set.Grace {
+		if o.Record == session.Pending && age < set.Grace {
 			return v(JustStarted, "the pane is being created")
 		}
 		return v(Crashed, "its tmux session is gone and the agent left no exit record")
@@ -231,7 +95,7 @@ func Classify(o Observation, set Settings) Verdict {
 	if o.DoneErr != nil {
 		return v(Degraded, "cannot read the exit record: %v", o.DoneErr)
 	}
-	if o.Record == "pending" {
+	if o.Record == session.Pending {
 		if age < set.Grace {
 			return v(JustStarted, "the pane wrapper is starting the agent")
 		}
@@ -281,7 +145,7 @@ func Classify(o Observation, set Settings) Verdict {
 	}
 
 	// 3. Activity: CPU of the whole agent tree and pane output.
-	quiet := o.Now.Sub(s.lastActive())
+	quiet := o.Now.Sub(o.lastActive())
 	if o.Hooks {
 		if quiet >= set.StuckAfter {
 			if t.Unconfirmed > 0 && !t.LastSentAt.Before(t.LastSubmitAt) {
@@ -294,7 +158,7 @@ func Classify(o Observation, set Settings) Verdict {
 	if quiet < set.Quiet {
 		return v(InProgress, "active %s ago (output or CPU of its process tree)", round(quiet))
 	}
-	if s.Answered {
+	if o.answered() {
 		return v(WaitingInput, "quiet for %s after answering (no turn events from this agent: judged by CPU and output)", round(quiet))
 	}
 	if quiet >= set.StuckAfter {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 func TestClassify(t *testing.T) {
@@ -15,7 +17,7 @@ func TestClassify(t *testing.T) {
 	live := func(d time.Duration, hooks bool) Observation {
 		now := t0.Add(d)
 		return Observation{
-			Now: now, StartedAt: t0, Record: "running", WrapperAlive: true, RunID: "r1",
+			Now: now, StartedAt: t0, Record: session.Running, WrapperAlive: true, RunID: "r1",
 			Pane: &PaneInfo{PID: 100}, AgentPID: 101, Hooks: hooks,
 			Heartbeat: &Heartbeat{At: now.Add(-500 * time.Millisecond), CPUActiveAt: t0},
 		}
@@ -38,7 +40,7 @@ func TestClassify(t *testing.T) {
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0, Turns: 1, LastTurnAt: t0.Add(time.Second)}
 		}), WaitingInput, "turn 1"},
 		{"record ended", with(live(time.Minute, true), func(o *Observation) {
-			o.RecordEnded, o.Record, o.RecordReason = true, "killed", "killed by csa kill"
+			o.Record, o.RecordReason = session.Killed, "killed by csa kill"
 		}), Crashed, "killed by csa kill"},
 		{"pane gone", with(live(time.Minute, true), func(o *Observation) { o.Pane = nil }), Crashed, "tmux session is gone"},
 		{"pane dead with status", with(live(time.Minute, true), func(o *Observation) { o.Pane.Dead, o.Pane.DeadStatus = true, &seven }), Crashed, "status 7"},
@@ -47,8 +49,8 @@ func TestClassify(t *testing.T) {
 		{"no agent process", with(live(time.Minute, true), func(o *Observation) { o.AgentPID = 0 }), Degraded, "no agent process"},
 		{"process table unreadable", with(live(time.Minute, true), func(o *Observation) { o.ScanErr = errors.New("eperm") }), Degraded, "process table"},
 		{"stale heartbeat", with(live(time.Minute, true), func(o *Observation) { o.Heartbeat.At = o.Now.Add(-time.Minute) }), Degraded, "heartbeat is stale"},
-		{"pending young", with(live(time.Second, true), func(o *Observation) { o.Record = "pending" }), JustStarted, "starting"},
-		{"pending old", with(live(time.Minute, true), func(o *Observation) { o.Record = "pending" }), Degraded, "did not start"},
+		{"pending young", with(live(time.Second, true), func(o *Observation) { o.Record = session.Pending }), JustStarted, "starting"},
+		{"pending old", with(live(time.Minute, true), func(o *Observation) { o.Record = session.Pending }), Degraded, "did not start"},
 		{"grace", with(live(2*time.Second, true), func(o *Observation) { o.Turns = Turns{Submits: 1, LastSubmitAt: t0} }), JustStarted, "grace 5s"},
 		{"hooks: turn done", with(live(10*time.Second, true), func(o *Observation) {
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0, Turns: 1, LastTurnAt: t0.Add(4 * time.Second)}

@@ -25,7 +25,6 @@ const (
 	PaneLog       = "pane.log"       // every byte the pane showed (tmux pipe-pane)
 	ActivityFile  = "activity.jsonl" // bounded journal of what happened
 	EnvFile       = "pane.env"       // the agent's environment, read and removed by the wrapper
-	SettingsFile  = "claude-settings.json"
 	turnsLock     = "turns.lock"
 )
 

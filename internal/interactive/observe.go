@@ -45,8 +45,8 @@ func (ob *Observer) Observe(ctx context.Context, targets []Target) []Observation
 func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 	st := t.State
 	o := Observation{
-		Now: ob.Now(), StartedAt: st.CreatedAt, Record: string(st.Status), RecordReason: st.Reason,
-		RecordEnded: st.Status.Ended(), RecordOK: st.Status == session.Completed, WrapperAlive: t.WrapperAlive,
+		Now: ob.Now(), StartedAt: st.CreatedAt, Record: st.Status, RecordReason: st.Reason,
+		WrapperAlive: t.WrapperAlive,
 	}
 	if !st.StartedAt.IsZero() {
 		o.StartedAt = st.StartedAt
@@ -66,7 +66,7 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 		o.OutputBytes, o.OutputAt = fi.Size(), fi.ModTime()
 	}
 	o.Turns, o.TurnsErr = ReadTurns(t.Dir)
-	if o.Done != nil || o.RecordEnded {
+	if o.Done != nil || o.Record.Ended() {
 		return o
 	}
 	panes, err := ob.serverPanes(ctx, ix.Socket)

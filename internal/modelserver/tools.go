@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/csa-dev/csa/internal/shellquote"
 )
 
 // The programs' own write and shell tools, as they offer them. The first
@@ -66,9 +67,5 @@ func shellCall(cmd string, req *request) (*call, error) {
 
 // writeCommand is a shell command that writes content to path exactly.
 func writeCommand(path, content string) string {
-	return fmt.Sprintf("printf '%%s' %s > %s", shellQuote(content), shellQuote(path))
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("printf '%%s' %s > %s", shellquote.Quote(content), shellquote.Quote(path))
 }

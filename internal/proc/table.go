@@ -96,18 +96,11 @@ func (t *Table) Children(pid int) []int { return t.children[pid] }
 // Descendants lists pid's descendants (not pid), parents before children.
 func (t *Table) Descendants(pid int) []int {
 	var out []int
-	queue := append([]int(nil), t.children[pid]...)
-	seen := map[int]bool{pid: true}
-	for len(queue) > 0 && len(out) < 4096 {
-		p := queue[0]
-		queue = queue[1:]
-		if seen[p] {
-			continue
+	walk(pid, t.Children, func(p int) {
+		if p != pid {
+			out = append(out, p)
 		}
-		seen[p] = true
-		out = append(out, p)
-		queue = append(queue, t.children[p]...)
-	}
+	})
 	return out
 }
 
@@ -128,28 +121,40 @@ func (t *Table) TreeCPU(pid int) int64 {
 // thread's children list (no full process-table read), and how many
 // processes that is.
 func TreeCPUOf(pid int) (ticks int64, procs int) {
-	seen := map[int]bool{}
-	queue := []int{pid}
 	buf := make([]byte, 0, 512)
-	for len(queue) > 0 && len(seen) < 4096 {
+	WalkTree(pid, func(p int) {
+		b, err := readSmall("/proc/"+strconv.Itoa(p)+"/stat", buf)
+		if err != nil {
+			return
+		}
+		if e, ok := parseStat(b); ok {
+			ticks += e.CPUTicks
+			procs++
+		}
+	})
+	return ticks, procs
+}
+
+// maxTree bounds a walk: a fork bomb must not make csa walk forever.
+const maxTree = 4096
+
+// WalkTree visits pid and each of its descendants once, parents before
+// children, finding children through TaskChildren.
+func WalkTree(pid int, visit func(pid int)) { walk(pid, TaskChildren, visit) }
+
+func walk(root int, children func(int) []int, visit func(int)) {
+	seen := map[int]bool{}
+	queue := []int{root}
+	for len(queue) > 0 && len(seen) < maxTree {
 		p := queue[0]
 		queue = queue[1:]
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
-		dir := "/proc/" + strconv.Itoa(p)
-		b, err := readSmall(dir+"/stat", buf)
-		if err != nil {
-			continue
-		}
-		if e, ok := parseStat(b); ok {
-			ticks += e.CPUTicks
-			procs++
-		}
-		queue = append(queue, TaskChildren(p)...)
+		visit(p)
+		queue = append(queue, children(p)...)
 	}
-	return ticks, procs
 }
 
 // TaskChildren lists pid's children through every thread's children list:

@@ -59,23 +59,10 @@ func (s *Sampler) Stop() int64 {
 	return s.peak.Load()
 }
 
-// TreeRSS sums the resident memory of pid and its descendants. Children
-// are found through every thread's children list: a multi-threaded parent
-// (node, Go) forks from any thread.
+// TreeRSS sums the resident memory of pid and its descendants.
 func TreeRSS(pid int) int64 {
 	var total int64
-	seen := map[int]bool{}
-	queue := []int{pid}
-	for len(queue) > 0 && len(seen) < 4096 {
-		p := queue[0]
-		queue = queue[1:]
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		total += rss(p)
-		queue = append(queue, children(p)...)
-	}
+	proc.WalkTree(pid, func(p int) { total += rss(p) })
 	return total
 }
 
@@ -91,5 +78,3 @@ func rss(pid int) int64 {
 	n, _ := strconv.ParseInt(string(f[1]), 10, 64)
 	return n * pageSize
 }
-
-func children(pid int) []int { return proc.TaskChildren(pid) }

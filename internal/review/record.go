@@ -58,12 +58,8 @@ func Begin(store *session.Store, m Meta, now func() time.Time) (*Session, error)
 	if p := m.Parent; p != nil {
 		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
 	}
-	if err := store.MakeDir(st.ID); err != nil {
-		return nil, err
-	}
-	h, err := lock.Acquire(store.Path(st.ID, session.SupervisorLock))
+	h, err := store.Create(st.ID)
 	if err != nil {
-		store.Remove(st.ID)
 		return nil, err
 	}
 	err = errors.Join(

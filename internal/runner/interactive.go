@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
-	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/shellquote"
 	"github.com/csa-dev/csa/internal/tmux"
 )
 
@@ -35,7 +34,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
 		NewSessionID: newUUID(), Dir: dir,
-		Hook: shellQuote(pane.CsaExe) + " __hook --dir " + shellQuote(dir),
+		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
 	if err != nil {
 		return nil, err
@@ -45,12 +44,8 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	}
 	describe(st, req, agents.Invocation{Args: inv.Args, ProviderSessionID: inv.ProviderSessionID})
 	st.PromptVia = "argv"
-	if err := store.MakeDir(st.ID); err != nil {
-		return nil, err
-	}
-	h, err := lock.Acquire(store.Path(st.ID, session.SupervisorLock))
+	h, err := store.Create(st.ID)
 	if err != nil {
-		store.Remove(st.ID)
 		return nil, err
 	}
 	sp := &Spec{
@@ -157,6 +152,3 @@ func decodeEnv(b []byte) []string {
 	}
 	return env
 }
-
-// shellQuote quotes s for sh (hook commands run through a shell).
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -86,12 +86,8 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 	}
 	st := newState(req, now)
 	describe(st, req, inv)
-	if err := store.MakeDir(st.ID); err != nil {
-		return nil, err
-	}
-	h, err := lock.Acquire(store.Path(st.ID, session.SupervisorLock))
+	h, err := store.Create(st.ID)
 	if err != nil {
-		store.Remove(st.ID)
 		return nil, err
 	}
 	r, err := finishPrepare(store, st, req, inv, h, req.Detached)

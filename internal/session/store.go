@@ -70,6 +70,20 @@ func (s *Store) MakeDir(id string) error {
 	return nil
 }
 
+// Create makes a new session's directory and takes its supervisor lock,
+// leaving nothing behind when it cannot.
+func (s *Store) Create(id string) (*lock.Holder, error) {
+	if err := s.MakeDir(id); err != nil {
+		return nil, err
+	}
+	h, err := lock.Acquire(s.Path(id, SupervisorLock))
+	if err != nil {
+		s.Remove(id)
+		return nil, err
+	}
+	return h, nil
+}
+
 // Save writes st atomically. It is fsynced too, except for a running
 // state: if the machine dies mid-run the pending state that was synced
 // before is found with no supervisor, and reconciled as crashed, which is

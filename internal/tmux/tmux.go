@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/shellquote"
 )
 
 // Server is a tmux server reached through its socket.
@@ -80,7 +81,7 @@ func target(name string) string { return "=" + name + ":" }
 func (s Server) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmdTimeout)
 	defer cancel()
-	spec := proc.Spec{Path: s.Bin, Args: append([]string{"-S", s.Socket}, args...), Env: tmuxEnv()}
+	spec := proc.Spec{Path: s.Bin, Args: append([]string{"-S", s.Socket}, args...), Env: Env(os.Environ())}
 	if stdin != nil {
 		spec.Stdin = bytes.NewReader(stdin)
 	}
@@ -98,10 +99,9 @@ func (s Server) run(ctx context.Context, stdin []byte, args ...string) ([]byte, 
 	return c.Stdout, nil
 }
 
-// tmuxEnv is csa's environment without TMUX, so csa run inside a tmux pane
-// still talks to its own server.
-func tmuxEnv() []string {
-	env := os.Environ()
+// Env is env without TMUX and TMUX_PANE: csa inside a tmux pane still
+// talks to its own server, and attaching from inside tmux works.
+func Env(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
@@ -151,7 +151,7 @@ func (s Server) NewSession(ctx context.Context, n New) (int, error) {
 		"-x", strconv.Itoa(n.Width), "-y", strconv.Itoa(n.Height), "-P", "-F", "#{pane_pid}", "--"}
 	args = append(args, n.Argv...)
 	if n.PipeTo != "" {
-		args = append(args, ";", "pipe-pane", "-o", "-t", target(n.Name), "exec cat >> "+shellQuote(n.PipeTo))
+		args = append(args, ";", "pipe-pane", "-o", "-t", target(n.Name), "exec cat >> "+shellquote.Quote(n.PipeTo))
 	}
 	// The server keeps history for a person attaching later.
 	args = append(args, ";", "set-option", "-t", target(n.Name), "history-limit", "10000")
@@ -209,12 +209,6 @@ func parsePanes(out []byte) map[string]Pane {
 	return panes
 }
 
-// SendLiteral types text into the session's pane as it is.
-func (s Server) SendLiteral(ctx context.Context, name, text string) error {
-	_, err := s.run(ctx, nil, "send-keys", "-t", target(name), "-l", "--", text)
-	return err
-}
-
 // SendKeys sends tmux key names (Enter, C-c, Escape, ...).
 func (s Server) SendKeys(ctx context.Context, name string, keys ...string) error {
 	_, err := s.run(ctx, nil, append([]string{"send-keys", "-t", target(name), "--"}, keys...)...)
@@ -252,21 +246,11 @@ func firstLine(b []byte) string {
 	return string(b)
 }
 
-// shellQuote quotes s for sh (pipe-pane runs its command through a shell).
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // Command renders argv as a shell command line.
 func Command(bin string, args []string) string {
-	parts := []string{quoteIfNeeded(bin)}
+	parts := []string{shellquote.IfNeeded(bin)}
 	for _, a := range args {
-		parts = append(parts, quoteIfNeeded(a))
+		parts = append(parts, shellquote.IfNeeded(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-func quoteIfNeeded(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
-		return s
-	}
-	return shellQuote(s)
 }

@@ -65,7 +65,7 @@ func TestServer(t *testing.T) {
 		}
 	}
 	defer exec.Command(bin, "-S", s.Socket, "kill-server").Run()
-	if err := s.SendLiteral(ctx, "csa-one", "typed text"); err != nil {
+	if err := s.Paste(ctx, "csa-one", []byte("typed text")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Paste(ctx, "csa-one", []byte("line one\nline two")); err != nil {
@@ -97,7 +97,7 @@ func TestServer(t *testing.T) {
 	if _, ok := panes["csa-two"]; !ok || len(panes) != 1 {
 		t.Fatalf("the other session must live on: %+v", panes)
 	}
-	if err := s.SendLiteral(ctx, "csa-on", "x"); !NoSession(err) {
+	if err := s.SendKeys(ctx, "csa-on", "x"); !NoSession(err) {
 		t.Fatalf("a prefix must not address csa-one's neighbour: %v", err)
 	}
 }

@@ -46,20 +46,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 			if !f.IO.InTTY || !f.IO.OutTTY {
 				return cmdutil.Usagef("csa attach needs a terminal (use --print for the tmux command)")
 			}
-			return proc.Exec(srv.Bin, argv, tmuxEnv(f.Environ()))
+			return proc.Exec(srv.Bin, argv, tmux.Env(f.Environ()))
 		},
 	}
 	cmd.Flags().BoolVar(&print, "print", false, "print the tmux command instead of attaching")
 	return cmd
-}
-
-// tmuxEnv drops TMUX so attaching from inside another tmux works.
-func tmuxEnv(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if len(kv) < 5 || kv[:5] != "TMUX=" {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

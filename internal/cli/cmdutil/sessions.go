@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -75,4 +76,18 @@ func (f *Factory) CwdSession(prefix string) (*session.Store, *session.State, err
 		return nil, nil, err
 	}
 	return store, st, nil
+}
+
+// SessionsArg opens the store a hidden command (csa __supervise, csa
+// __pane) is handed by absolute path, and checks the session id it names.
+func SessionsArg(sessionsDir, idArg string) (*session.Store, string, error) {
+	if !filepath.IsAbs(sessionsDir) {
+		return nil, "", Usagef("--sessions must be an absolute path")
+	}
+	id, err := session.NormalizePrefix(idArg)
+	if err != nil {
+		return nil, "", err
+	}
+	store, err := session.Open(sessionsDir)
+	return store, id, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/shellquote"
 )
 
 // tools maps csa tool names to the pinned programs of scripts/install-agents.sh.
@@ -59,7 +60,7 @@ by scripts/install-agents.sh.`,
 			}
 			for _, kv := range env {
 				k, v, _ := strings.Cut(kv, "=")
-				fmt.Fprintf(f.IO.Out, "export %s=%s\n", k, shellQuote(v))
+				fmt.Fprintf(f.IO.Out, "export %s=%s\n", k, shellquote.Quote(v))
 			}
 			return nil
 		},
@@ -87,5 +88,3 @@ func writeConfig(path string) error {
 	}
 	return fsutil.WriteFileAtomic(path, []byte(b.String()))
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -3,7 +3,6 @@ package pane
 import (
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -57,9 +56,6 @@ func NewHookCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func record(dir, event string, raw []byte, now time.Time) error {
-	if _, err := os.Stat(filepath.Join(dir, interactive.TurnsFile)); err != nil && !os.IsNotExist(err) {
-		return err
-	}
 	var p hookPayload
 	json.Unmarshal(raw, &p) // a payload csa cannot read still marks the event
 	switch event {

@@ -5,13 +5,10 @@
 package pane
 
 import (
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
-	"github.com/csa-dev/csa/internal/session"
 )
 
 // NewCmd builds `csa __pane --sessions DIR ID`.
@@ -22,14 +19,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !filepath.IsAbs(sessions) {
-				return cmdutil.Usagef("--sessions must be an absolute path")
-			}
-			id, err := session.NormalizePrefix(args[0])
-			if err != nil {
-				return err
-			}
-			store, err := session.Open(sessions)
+			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +112,9 @@ func Load(f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.St
 func Classify(f *cmdutil.Factory, store *session.Store, sessions []*session.State, set interactive.Settings) []Row {
 	targets := make([]interactive.Target, len(sessions))
 	for i, st := range sessions {
-		targets[i] = interactive.Target{Dir: store.Dir(st.ID), State: st, WrapperAlive: !st.Status.Ended() && store.SupervisorAlive(st.ID)}
+		// Load reconciled each session through its supervisor lock: one
+		// not ended has a live wrapper (or is being handed to one).
+		targets[i] = interactive.Target{Dir: store.Dir(st.ID), State: st, WrapperAlive: !st.Status.Ended()}
 	}
 	bin, _ := tmux.Find()
 	ob := &interactive.Observer{TmuxBin: bin, Now: f.Now}
@@ -125,13 +126,4 @@ func Classify(f *cmdutil.Factory, store *session.Store, sessions []*session.Stat
 		interactive.NoteState(targets[i].Dir, v)
 	}
 	return rows
-}
-
-// Names lists the states, for help texts.
-func Names() string {
-	s := make([]string, len(interactive.States))
-	for i, st := range interactive.States {
-		s[i] = string(st)
-	}
-	return strings.Join(s, ", ")
 }

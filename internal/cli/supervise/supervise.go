@@ -3,14 +3,11 @@
 package supervise
 
 import (
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/runner"
-	"github.com/csa-dev/csa/internal/session"
 )
 
 // NewCmd builds the hidden command. Its contract with `csa run --detach`:
@@ -22,18 +19,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !filepath.IsAbs(sessions) {
-				return cmdutil.Usagef("--sessions must be an absolute path")
-			}
-			id, err := session.NormalizePrefix(args[0])
+			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {
 				return err
 			}
 			h, err := lock.Adopt(runner.LockFD, "supervisor.lock")
-			if err != nil {
-				return err
-			}
-			store, err := session.Open(sessions)
 			if err != nil {
 				return err
 			}

@@ -67,11 +67,9 @@ func (o *Options) waitInteractive(store *session.Store, ids []string) error {
 		case !deadline.IsZero() && time.Now().After(deadline):
 			return o.reportInteractive(rows, until, true, ixFailed)
 		}
-		time.Sleep(o.ixPoll())
+		time.Sleep(4 * o.Poll) // each look runs tmux and reads /proc
 	}
 }
-
-func (o *Options) ixPoll() time.Duration { return 4 * o.Poll }
 
 func (o *Options) reportInteractive(rows []status.Row, until interactive.State, timedOut bool, code int) error {
 	if o.F.JSON {
