@@ -3,9 +3,11 @@ package interactive
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Transcript renders the complete lines of an agent's own transcript
@@ -195,4 +197,63 @@ func escapeLen(d []byte) int {
 		return 3
 	}
 	return 2
+}
+
+// TranscriptWait bounds how long a turn-complete hook waits for the agent's
+// transcript to hold the turn's answer (Claude Code writes it 5-115 ms after
+// its Stop hook starts, measured; the write does not wait for the hook).
+const TranscriptWait = 2 * time.Second
+
+// AwaitAnswer waits, at most TranscriptWait, until the transcript at path
+// holds msg, so that a turn reported finished can be read at once. It
+// reports whether it saw it; an empty msg or path is not waited for.
+func AwaitAnswer(path, msg string) bool {
+	if path == "" || strings.TrimSpace(msg) == "" {
+		return true
+	}
+	want := transcriptNeedle(msg)
+	deadline := time.Now().Add(TranscriptWait)
+	for {
+		if b, err := readTail(path, 1<<20); err == nil && bytes.Contains(b, want) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// transcriptNeedle is the start of msg as a JSON string writes it (without
+// HTML escaping, as Node does): enough to recognise the answer.
+func transcriptNeedle(msg string) []byte {
+	if r := []rune(msg); len(r) > 120 {
+		msg = string(r[:120])
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(msg)
+	out := bytes.TrimSpace(b.Bytes())
+	return out[1 : len(out)-1]
+}
+
+// readTail returns the last n bytes of path.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(fi.Size()-n, 0)
+	b := make([]byte, fi.Size()-off)
+	_, err = f.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return b, err
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -59,5 +60,25 @@ func TestPaneText(t *testing.T) {
 	}
 	if n != len(raw)-2 {
 		t.Fatalf("consumed %d of %d: an incomplete escape must wait", n, len(raw))
+	}
+}
+
+func TestAwaitAnswer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(`{"type":"user","message":{"content":"q"}}`+"\n"), 0o600)
+	msg := "a <b> & \"c\" — ünï\nline two"
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		// As Node's JSON.stringify writes it: no HTML escaping.
+		f.WriteString(`{"type":"assistant","message":{"content":[{"type":"text","text":"a <b> & \"c\" — ünï\nline two"}]}}` + "\n")
+		f.Close()
+	}()
+	t0 := time.Now()
+	if !AwaitAnswer(path, msg) || time.Since(t0) > time.Second {
+		t.Fatalf("answer not seen (%s)", time.Since(t0))
+	}
+	if !AwaitAnswer("", msg) || !AwaitAnswer(path, "") {
+		t.Fatal("nothing to wait for must not wait")
 	}
 }

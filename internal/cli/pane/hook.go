@@ -83,6 +83,9 @@ func record(dir, event string, raw []byte, now time.Time) error {
 		if msg == "" {
 			msg = p.LastMessageNt
 		}
+		// The turn counts as finished once its answer can be read: the
+		// agent may write its transcript just after calling this hook.
+		inTranscript := interactive.AwaitAnswer(p.TranscriptPath, msg)
 		t, err := interactive.UpdateTurns(dir, func(t *interactive.Turns) {
 			t.Turns++
 			t.LastTurnAt, t.LastMessage = now, msg
@@ -93,7 +96,8 @@ func record(dir, event string, raw []byte, now time.Time) error {
 				t.ProviderSession = p.SessionID
 			}
 		})
-		interactive.Append(dir, interactive.EvTurnDone, map[string]any{"turn": t.Turns, "last_message": truncate(msg, 512), "transcript_path": p.TranscriptPath})
+		interactive.Append(dir, interactive.EvTurnDone, map[string]any{"turn": t.Turns, "last_message": truncate(msg, 512),
+			"transcript_path": p.TranscriptPath, "in_transcript": inTranscript})
 		return err
 	}
 	return cmdutil.Usagef("unknown hook event %q", event)
