@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // programMarkers recognise an agent program in a process's command line,
@@ -64,18 +66,9 @@ func toolOfProcess(pid int) Tool {
 }
 
 func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	e, ok := proc.Stat(pid)
+	if !ok {
 		return 0
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	p, _ := strconv.Atoi(f[1])
-	return p
+	return e.PPID
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -48,26 +47,13 @@ func KillTagged(pgid int, tag string) int {
 	return len(pids)
 }
 
-// groupOf reads the process group from /proc/PID/stat (field 5; the comm
-// field may hold spaces, so parse after its closing parenthesis).
+// groupOf is the process group of pid, -1 when it is gone.
 func groupOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	e, ok := Stat(pid)
+	if !ok {
 		return -1
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return -1
-	}
-	g, err := strconv.Atoi(f[2])
-	if err != nil {
-		return -1
-	}
-	return g
+	return e.PGID
 }
 
 // Alive reports whether pid exists (zombies included).

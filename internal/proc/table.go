@@ -65,6 +65,16 @@ func readSmall(path string, buf []byte) ([]byte, error) {
 	return buf[:n], nil
 }
 
+// Stat reads one process's entry from /proc/PID/stat; ok is false when the
+// process is gone. It is the one reader of that file.
+func Stat(pid int) (Entry, bool) {
+	b, err := readSmall("/proc/"+strconv.Itoa(pid)+"/stat", make([]byte, 0, 512))
+	if err != nil {
+		return Entry{}, false
+	}
+	return parseStat(b)
+}
+
 // parseStat reads /proc/PID/stat; comm may hold spaces and parentheses, so
 // the fields after it are found from the last ')'.
 func parseStat(b []byte) (Entry, bool) {
