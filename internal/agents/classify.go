@@ -9,14 +9,6 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// Provider failure classes, beyond the core's.
-const (
-	FailRateLimited = "rate_limited"
-	FailQuota       = "quota_exhausted"
-	FailAuth        = "auth"
-	FailCrashed     = "crashed"
-)
-
 type classRule struct {
 	class string
 	re    *regexp.Regexp
@@ -29,11 +21,11 @@ type classRule struct {
 var classRules = sync.OnceValue(func() []classRule {
 	return []classRule{
 		// Gemini CLI names its own verdict on a 429.
-		{FailRateLimited, regexp.MustCompile(`RetryableQuotaError`)},
-		{FailQuota, regexp.MustCompile(`TerminalQuotaError`)},
-		{FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
-		{FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
-		{FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
+		{session.FailRateLimited, regexp.MustCompile(`RetryableQuotaError`)},
+		{session.FailQuota, regexp.MustCompile(`TerminalQuotaError`)},
+		{session.FailQuota, regexp.MustCompile(`(?i)insufficient_quota|quota (exceeded|exhausted)|exceeded your (current )?quota|billing|credit balance|usage limit`)},
+		{session.FailRateLimited, regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|too many requests|resource_exhausted|overloaded|\b529\b`)},
+		{session.FailAuth, regexp.MustCompile(`(?i)\b401\b|\b403\b|authentication|unauthori[sz]ed|invalid (x-)?api[ _-]?key|permission_denied|not logged in|please run /login`)},
 	}
 })
 
@@ -47,15 +39,15 @@ func ClassifyStatus(status int, evidence string, exit int) *session.Failure {
 	switch status {
 	case 429:
 		if rules := classRules(); rules[1].re.MatchString(evidence) || rules[2].re.MatchString(evidence) {
-			return &session.Failure{Class: FailQuota, Message: msg}
+			return &session.Failure{Class: session.FailQuota, Message: msg}
 		}
-		return &session.Failure{Class: FailRateLimited, Message: msg}
+		return &session.Failure{Class: session.FailRateLimited, Message: msg}
 	case 529, 503:
-		return &session.Failure{Class: FailRateLimited, Message: msg}
+		return &session.Failure{Class: session.FailRateLimited, Message: msg}
 	case 402:
-		return &session.Failure{Class: FailQuota, Message: msg}
+		return &session.Failure{Class: session.FailQuota, Message: msg}
 	case 401, 403:
-		return &session.Failure{Class: FailAuth, Message: msg}
+		return &session.Failure{Class: session.FailAuth, Message: msg}
 	}
 	return Classify(evidence, exit)
 }
@@ -71,7 +63,7 @@ func Classify(evidence string, exit int) *session.Failure {
 	if msg == "" {
 		msg = fmt.Sprintf("the program exited with status %d", exit)
 	}
-	return &session.Failure{Class: FailCrashed, Message: msg}
+	return &session.Failure{Class: session.FailCrashed, Message: msg}
 }
 
 // lastMeaningful is the last non-empty line, bounded, for the message.

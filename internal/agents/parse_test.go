@@ -85,14 +85,14 @@ func TestParsers(t *testing.T) {
 			exit:      1,
 			types:     []string{EvSession, EvError},
 			sessionID: "s-3",
-			class:     FailRateLimited,
+			class:     session.FailRateLimited,
 		},
 		{
 			name:   "claude auth failure on stderr",
 			tool:   ClaudeCode,
 			exit:   1,
 			stderr: "Invalid API key · Please run /login",
-			class:  FailAuth,
+			class:  session.FailAuth,
 		},
 		{
 			name:  "claude exit 0 with nothing",
@@ -128,7 +128,7 @@ func TestParsers(t *testing.T) {
 			exit:      1,
 			types:     []string{EvSession, EvText, EvError},
 			sessionID: "th-2",
-			class:     FailQuota,
+			class:     session.FailQuota,
 		},
 		{
 			name: "gemini deltas, answer after the last tool",
@@ -159,7 +159,7 @@ func TestParsers(t *testing.T) {
 			exit:      1,
 			types:     []string{EvSession, EvText, EvError},
 			sessionID: "g-2",
-			class:     FailRateLimited,
+			class:     session.FailRateLimited,
 		},
 		{
 			name: "opencode answer is the last step that spoke; usage sums",
@@ -187,7 +187,7 @@ func TestParsers(t *testing.T) {
 			},
 			types:     []string{EvSession, EvText, EvError},
 			sessionID: "ses_2",
-			class:     FailAuth,
+			class:     session.FailAuth,
 		},
 	}
 	for _, tt := range tests {
@@ -239,7 +239,7 @@ func TestParsersSkipNonJSON(t *testing.T) {
 			}
 			// A non-zero exit is classified from stderr.
 			o := p.Finish(2, "segmentation fault")
-			if failureClass(o) != FailCrashed || o.Failure.Message != "segmentation fault" {
+			if failureClass(o) != session.FailCrashed || o.Failure.Message != "segmentation fault" {
 				t.Errorf("Finish = %+v, want crashed with the stderr line", o.Failure)
 			}
 		})
@@ -262,17 +262,17 @@ func TestClassify(t *testing.T) {
 		class    string
 		message  string
 	}{
-		{"Error: 429 Too Many Requests", 1, FailRateLimited, "Error: 429 Too Many Requests"},
-		{"rate_limit_error: slow down", 1, FailRateLimited, ""},
-		{"Overloaded", 1, FailRateLimited, ""},
-		{"insufficient_quota (HTTP 429)", 1, FailQuota, ""},
-		{"Credit balance is too low", 1, FailQuota, ""},
-		{"HTTP 401: Unauthorized", 1, FailAuth, ""},
-		{"PERMISSION_DENIED", 1, FailAuth, ""},
-		{"listening on port 4290\n", 1, FailCrashed, "listening on port 4290"},
-		{"first\n\nlast line  \n\n", 3, FailCrashed, "last line"},
-		{"", 3, FailCrashed, "the program exited with status 3"},
-		{strings.Repeat("e", 600), 1, FailCrashed, strings.Repeat("e", 500) + "..."},
+		{"Error: 429 Too Many Requests", 1, session.FailRateLimited, "Error: 429 Too Many Requests"},
+		{"rate_limit_error: slow down", 1, session.FailRateLimited, ""},
+		{"Overloaded", 1, session.FailRateLimited, ""},
+		{"insufficient_quota (HTTP 429)", 1, session.FailQuota, ""},
+		{"Credit balance is too low", 1, session.FailQuota, ""},
+		{"HTTP 401: Unauthorized", 1, session.FailAuth, ""},
+		{"PERMISSION_DENIED", 1, session.FailAuth, ""},
+		{"listening on port 4290\n", 1, session.FailCrashed, "listening on port 4290"},
+		{"first\n\nlast line  \n\n", 3, session.FailCrashed, "last line"},
+		{"", 3, session.FailCrashed, "the program exited with status 3"},
+		{strings.Repeat("e", 600), 1, session.FailCrashed, strings.Repeat("e", 500) + "..."},
 	}
 	for _, tt := range tests {
 		f := Classify(tt.evidence, tt.exit)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 func TestSplit(t *testing.T) {
@@ -280,7 +281,7 @@ func TestEmitterSpeaksEachTool(t *testing.T) {
 				p.Feed(sc.Bytes())
 			}
 			o := p.Finish(1, "")
-			if o.Failure == nil || o.Failure.Class != agents.FailRateLimited {
+			if o.Failure == nil || o.Failure.Class != session.FailRateLimited {
 				t.Errorf("Failure = %+v, want rate_limited from the fake's error", o.Failure)
 			}
 		})

@@ -73,17 +73,28 @@ type Failure struct {
 	Message string `toml:"message" json:"message"`
 }
 
-// Failure classes recorded by the core; adapters add the provider ones
-// (rate_limited, quota_exhausted, auth).
+// Failure classes: the closed set a failed, killed or timed-out run is
+// put in, the one definition scripts branch on (failure.class).
 const (
-	FailStart       = "start_failed" // the program could not be started
-	FailTimeout     = "timed_out"    // total or idle timeout
-	FailInterrupted = "interrupted"  // csa got SIGINT, SIGTERM or SIGHUP
-	FailKilled      = "killed"       // csa kill
-	FailCrashed     = "crashed"      // died on a signal, failed for no known reason, or lost its supervisor
-	FailNoResult    = "no_result"    // exited 0 without an answer
-	FailOOM         = "oom_killed"   // killed by the kernel for exceeding its memory limit
+	FailStart       = "start_failed"    // the program could not be started
+	FailTimeout     = "timed_out"       // total or idle timeout
+	FailInterrupted = "interrupted"     // csa got SIGINT, SIGTERM or SIGHUP
+	FailKilled      = "killed"          // csa kill
+	FailCrashed     = "crashed"         // died on a signal, failed for no known reason, or lost its supervisor
+	FailNoResult    = "no_result"       // exited 0 without an answer
+	FailOOM         = "oom_killed"      // killed by the kernel for exceeding its memory limit
+	FailRateLimited = "rate_limited"    // the provider answered 429 or overloaded
+	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
+	FailAuth        = "auth"            // the provider refused the credentials
 )
+
+// FailureClasses lists every class, in the order the README gives them.
+var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
+	FailInterrupted, FailKilled, FailStart, FailOOM}
+
+// RateLimited reports whether a failure class means the provider is
+// limiting the account: a reason to fail over to another model.
+func RateLimited(class string) bool { return class == FailRateLimited || class == FailQuota }
 
 // State is the record of one session, stored as state.toml. Field names are
 // the stable JSON contract of `csa inspect --json`.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
@@ -77,7 +76,7 @@ func (o *Options) runTier(cfg *config.Config, parent *runner.Parent, prompt, cwd
 				wait, hinted := scheduler.RetryAfter(st.Failure.Message)
 				// A 429 is transient when the provider does not ask for a
 				// long wait: only then is the same model tried again.
-				transient := st.Failure.Class == agents.FailRateLimited && (!hinted || wait <= maxRetryWait)
+				transient := st.Failure.Class == session.FailRateLimited && (!hinted || wait <= maxRetryWait)
 				if transient && attempt < cfg.Failover.Retries {
 					if d := cfg.Failover.Backoff.Std() << attempt; d > wait {
 						wait = d
@@ -150,7 +149,7 @@ func (o *Options) finishTier(store *session.Store, st *session.State, chain []se
 
 func rateLimited(st *session.State) bool {
 	return st.Status == session.Failed && st.Failure != nil &&
-		(st.Failure.Class == agents.FailRateLimited || st.Failure.Class == agents.FailQuota)
+		(st.Failure.Class == session.FailRateLimited || st.Failure.Class == session.FailQuota)
 }
 
 // tierChain is the tier and its fallbacks, breadth first, each once.
