@@ -13,6 +13,9 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 // Config is the effective configuration.
@@ -191,7 +194,7 @@ func Default() Config {
 		GC:                GCConfig{MaxAgeDays: 30},
 		Output:            OutputConfig{MaxLogBytes: 1 << 30},
 		Resources: ResourcesConfig{
-			EnforcementMode: EnforceBestEffort, Sandbox: SandboxAuto, MinFreeMemoryMB: 512,
+			EnforcementMode: resource.BestEffort, Sandbox: resource.Auto, MinFreeMemoryMB: 512,
 			SampleInterval: Duration(500 * time.Millisecond),
 			// Recommended starting points (peak MB of one run) until a
 			// tool has a history of its own.
@@ -207,7 +210,7 @@ func Default() Config {
 		},
 	}
 	for _, t := range Tools() {
-		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true, Transport: TransportCLI, ACPPath: t.ACPProgram}
+		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true, Transport: transport.CLI, ACPPath: t.ACPProgram}
 	}
 	return c
 }
@@ -229,20 +232,6 @@ func (c *Config) Tool(name string) ToolConfig {
 	t.Env = maps.Clone(t.Env)
 	return t
 }
-
-// Enforcement modes and sandbox layers.
-const (
-	EnforceRequired   = "Required"
-	EnforceBestEffort = "BestEffort"
-	EnforceOff        = "Off"
-
-	SandboxAuto      = "auto"
-	SandboxSystemd   = "systemd"
-	SandboxCgroup2   = "cgroup2"
-	SandboxCgroup1   = "cgroup1"
-	SandboxSetrlimit = "setrlimit"
-	SandboxNone      = "none"
-)
 
 // ToolLimits is the resource control of one tool: [resources] with the
 // tool's overrides applied.

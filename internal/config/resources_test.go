@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 func TestToolLimitsOverride(t *testing.T) {
@@ -15,10 +17,10 @@ memory_max_mb = 3072
 enforcement_mode = "Required"
 `, "")
 	codex, claude := l.Config.ToolLimits("codex"), l.Config.ToolLimits("claude-code")
-	if codex.MemoryMaxMB != 3072 || codex.EnforcementMode != EnforceRequired || codex.PidsMax != 100 {
+	if codex.MemoryMaxMB != 3072 || codex.EnforcementMode != resource.Required || codex.PidsMax != 100 {
 		t.Errorf("codex limits: %+v", codex)
 	}
-	if claude.MemoryMaxMB != 2048 || claude.EnforcementMode != EnforceBestEffort || claude.Sandbox != SandboxAuto {
+	if claude.MemoryMaxMB != 2048 || claude.EnforcementMode != resource.BestEffort || claude.Sandbox != resource.Auto {
 		t.Errorf("claude-code limits: %+v", claude)
 	}
 	if claude.InitialEstimates["codex"] != 4096 || claude.InitialEstimates["gemini-cli"] != 1024 {

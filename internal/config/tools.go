@@ -33,13 +33,6 @@ type ToolInfo struct {
 	ACPProgram string
 }
 
-// Transports of a tool.
-const (
-	TransportCLI  = "cli"
-	TransportACP  = "acp"
-	TransportAuto = "auto"
-)
-
 // InstallHint returns the command that installs the tool's program.
 func (t ToolInfo) InstallHint() string {
 	return "npm install -g " + t.NPMPackage

@@ -3,13 +3,15 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 func TestTransportDefaults(t *testing.T) {
 	c := Default()
 	for _, tool := range Tools() {
 		tc := c.Tool(tool.Name)
-		if tc.Transport != TransportCLI || tc.ACPPath != tool.ACPProgram {
+		if tc.Transport != transport.CLI || tc.ACPPath != tool.ACPProgram {
 			t.Errorf("%s: transport %q, acp_path %q", tool.Name, tc.Transport, tc.ACPPath)
 		}
 	}
@@ -20,7 +22,7 @@ func TestTransportDefaults(t *testing.T) {
 
 func TestTransportValidation(t *testing.T) {
 	l := mustLoad(t, "", "[tools.codex]\ntransport = \"acp\"\nacp_path = \"/opt/codex-acp\"\n[tools.claude-code]\ntransport = \"auto\"\n")
-	if tc := l.Config.Tool(ToolCodex); tc.Transport != TransportACP || tc.ACPPath != "/opt/codex-acp" {
+	if tc := l.Config.Tool(ToolCodex); tc.Transport != transport.ACP || tc.ACPPath != "/opt/codex-acp" {
 		t.Errorf("codex: %+v", tc)
 	}
 	for doc, want := range map[string]string{

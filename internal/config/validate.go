@@ -3,6 +3,9 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 // Limits of max_recursion_depth.
@@ -43,8 +46,8 @@ func (c *Config) validate() []problem {
 	for _, t := range Tools() {
 		tc := c.Tools.get(t.Name)
 		switch tc.Transport {
-		case TransportCLI, TransportAuto:
-		case TransportACP:
+		case transport.CLI, transport.Auto:
+		case transport.ACP:
 			if tc.ACPPath == "" {
 				bad(fmt.Sprintf("%s has no ACP agent: set acp_path, or use \"cli\"", t.Name), "tools", t.Name, "transport")
 			}
@@ -154,17 +157,18 @@ func (c *Config) validate() []problem {
 // unset and fine).
 func validateResources(mode, sandbox string, key ...string) []problem {
 	var ps []problem
-	switch mode {
-	case "", EnforceRequired, EnforceBestEffort, EnforceOff:
-	default:
+	if _, err := resource.ParseMode(mode); mode != "" && (err != nil || mode != canonical(mode)) {
 		ps = append(ps, problem{KindValue, append(key[:len(key):len(key)], "enforcement_mode"),
-			fmt.Sprintf("%q is not one of Required, BestEffort, Off", mode)})
+			fmt.Sprintf("%q is not one of %s", mode, strings.Join(resource.Modes, ", "))})
 	}
-	switch sandbox {
-	case "", SandboxAuto, SandboxSystemd, SandboxCgroup2, SandboxCgroup1, SandboxSetrlimit, SandboxNone:
-	default:
-		ps = append(ps, problem{KindValue, append(key[:len(key):len(key)], "sandbox"),
-			fmt.Sprintf("%q is not one of auto, systemd, cgroup2, cgroup1, setrlimit, none", sandbox)})
+	if _, err := resource.ParseLayer(sandbox); sandbox != "" && err != nil {
+		ps = append(ps, problem{KindValue, append(key[:len(key):len(key)], "sandbox"), err.Error()})
 	}
 	return ps
+}
+
+// canonical is an enforcement mode as the file must spell it.
+func canonical(mode string) string {
+	m, _ := resource.ParseMode(mode)
+	return m
 }

@@ -5,13 +5,37 @@ import (
 	"strings"
 )
 
-// Enforcement modes (see config).
+// Enforcement modes: the closed set of resources.enforcement_mode.
 const (
-	Required   = "Required"
-	BestEffort = "BestEffort"
-	Off        = "Off"
-	Auto       = "auto"
+	Required   = "Required"   // refuse to run without the preferred layer
+	BestEffort = "BestEffort" // the best layer there is, with a warning
+	Off        = "Off"        // no limits
 )
+
+// Modes lists the enforcement modes.
+var Modes = []string{Required, BestEffort, Off}
+
+// Auto prefers the best layer available (resources.sandbox).
+const Auto = "auto"
+
+// ParseMode accepts an enforcement mode in any letter case and returns
+// its canonical spelling.
+func ParseMode(s string) (string, error) {
+	for _, m := range Modes {
+		if strings.EqualFold(s, m) {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not one of %s", s, strings.Join(Modes, ", "))
+}
+
+// ParseLayer accepts a preferred sandbox layer: auto or one of Order.
+func ParseLayer(s string) (string, error) {
+	if s == Auto || index(Order, s) >= 0 {
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not one of %s, %s", s, Auto, strings.Join(Order, ", "))
+}
 
 // Plan is how a run's limits will be enforced.
 type Plan struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/transport"
 	"github.com/csa-dev/csa/internal/transport/acp"
 )
 
@@ -28,12 +29,6 @@ type ACPSpec struct {
 	Yolo     bool   `json:"yolo"`
 	ResumeID string `json:"resume_id,omitempty"`
 }
-
-// Transport values recorded in events.
-const (
-	TransportCLI = "cli"
-	TransportACP = "acp"
-)
 
 // EvPromptSent marks the moment the prompt goes to an ACP agent, once the
 // connection is set up (the benchmark of csa's start-up measures to it).
@@ -89,10 +84,10 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 		rOut.Close()
 		rErr.Close()
 		measure(group, nil, nil)
-		ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("acp: %v; falling back to the CLI", startErr), "transport": TransportCLI})
+		ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("acp: %v; falling back to the CLI", startErr), "transport": transport.CLI})
 		return nil, false, nil
 	}
-	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.ACP.Program, "transport": TransportACP, "sandbox": sp.Sandbox.Plan.Layer})
+	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.ACP.Program, "transport": transport.ACP, "sandbox": sp.Sandbox.Plan.Layer})
 	var sampler *resource.Sampler
 	if iv := sp.Sandbox.SampleInterval; iv > 0 {
 		sampler = resource.StartSampler(p.Pid, iv)
@@ -152,7 +147,7 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 		measure(group, sampler, nil)
 		ev.Emit(events.Warning, map[string]any{
 			"message":   fmt.Sprintf("%v; falling back to the CLI", setupErr),
-			"transport": TransportCLI, "stderr": lastLine(s.stderrTail(id)),
+			"transport": transport.CLI, "stderr": lastLine(s.stderrTail(id)),
 		})
 		return nil, false, nil
 	}
@@ -177,7 +172,7 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 	}
 
 	promptDone := make(chan acpTurn, 1)
-	ev.Emit(EvPromptSent, map[string]any{"transport": TransportACP, "session": client.SessionID()})
+	ev.Emit(EvPromptSent, map[string]any{"transport": transport.ACP, "session": client.SessionID()})
 	go func() {
 		res, err := client.Prompt(ctx, sp.ACP.Prompt)
 		promptDone <- acpTurn{res, err}

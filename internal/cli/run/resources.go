@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
@@ -39,23 +38,21 @@ func (o *Options) guard(cfg *config.Config, tool string, req *runner.Request) er
 		lim.PidsMax = rf.pidsMax
 	}
 	if rf.enforcement != "" {
-		lim.EnforcementMode = canonicalMode(rf.enforcement)
+		mode, err := resource.ParseMode(rf.enforcement)
+		if err != nil {
+			return cmdutil.Usagef("--enforcement: %v", err)
+		}
+		lim.EnforcementMode = mode
 	}
 	if rf.sandbox != "" {
-		lim.Sandbox = rf.sandbox
+		layer, err := resource.ParseLayer(rf.sandbox)
+		if err != nil {
+			return cmdutil.Usagef("--sandbox: %v", err)
+		}
+		lim.Sandbox = layer
 	}
 	if lim.MemoryMaxMB < 0 || lim.MemorySwapMaxMB < 0 || lim.PidsMax < 0 {
 		return cmdutil.Usagef("resource limits cannot be negative")
-	}
-	switch lim.EnforcementMode {
-	case config.EnforceRequired, config.EnforceBestEffort, config.EnforceOff:
-	default:
-		return cmdutil.Usagef("--enforcement %q: want Required, BestEffort or Off", rf.enforcement)
-	}
-	switch lim.Sandbox {
-	case config.SandboxAuto, config.SandboxSystemd, config.SandboxCgroup2, config.SandboxCgroup1, config.SandboxSetrlimit, config.SandboxNone:
-	default:
-		return cmdutil.Usagef("--sandbox %q: want auto, systemd, cgroup2, cgroup1, setrlimit or none", lim.Sandbox)
 	}
 	limits := resource.Limits{MemoryMaxMB: lim.MemoryMaxMB, MemorySwapMaxMB: lim.MemorySwapMaxMB, PidsMax: lim.PidsMax}
 	caps := o.F.Capabilities()
@@ -119,13 +116,4 @@ func (o *Options) warnOnce(msg string) {
 	fmt.Fprintln(o.F.IO.ErrOut, "csa: warning: "+msg)
 	fsutil.MkdirPrivate(o.F.StateDir())
 	fsutil.WriteFileReplace(marker, []byte(msg))
-}
-
-func canonicalMode(s string) string {
-	for _, m := range []string{config.EnforceRequired, config.EnforceBestEffort, config.EnforceOff} {
-		if strings.EqualFold(s, m) {
-			return m
-		}
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 // acpProgram resolves the run's transport (--transport, else the tool's
@@ -12,14 +13,14 @@ import (
 // auto takes ACP only when the tool has an installed ACP agent; acp
 // without one is refused.
 func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) {
-	transport := tc.Transport
+	choice := tc.Transport
 	if o.Transport != "" {
-		transport = o.Transport
+		choice = o.Transport
 	}
-	switch transport {
-	case "", config.TransportCLI:
+	switch choice {
+	case "", transport.CLI:
 		return "", nil
-	case config.TransportAuto:
+	case transport.Auto:
 		if tc.ACPPath == "" {
 			return "", nil
 		}
@@ -28,7 +29,7 @@ func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) 
 			return "", nil
 		}
 		return p, nil
-	case config.TransportACP:
+	case transport.ACP:
 		if tc.ACPPath == "" {
 			return "", cmdutil.Usagef("tool %s has no ACP agent: set [tools.%s] acp_path, or use --transport cli", name, name)
 		}
@@ -39,5 +40,5 @@ func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) 
 		}
 		return p, nil
 	}
-	return "", cmdutil.Usagef("--transport %s: not one of cli, acp, auto", transport)
+	return "", cmdutil.Usagef("--transport %s: not one of cli, acp, auto", choice)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 func TestACPProgram(t *testing.T) {
@@ -22,15 +23,15 @@ func TestACPProgram(t *testing.T) {
 		want                         string // program, or "" for the CLI
 		exit                         int    // exit status of the error, 0 for none
 	}{
-		{"default is the CLI", "", config.TransportCLI, agent, "", 0},
-		{"setting acp", "", config.TransportACP, agent, agent, 0},
-		{"flag over setting", config.TransportCLI, config.TransportACP, agent, "", 0},
-		{"flag acp", config.TransportACP, config.TransportCLI, agent, agent, 0},
-		{"auto with the agent installed", config.TransportAuto, "", agent, agent, 0},
-		{"auto without it", config.TransportAuto, "", missing, "", 0},
-		{"auto for a tool with none", config.TransportAuto, "", "", "", 0},
-		{"acp not installed", config.TransportACP, "", missing, "", cmdutil.ExitRefused},
-		{"acp for a tool with none", config.TransportACP, "", "", "", cmdutil.ExitUsage},
+		{"default is the CLI", "", transport.CLI, agent, "", 0},
+		{"setting acp", "", transport.ACP, agent, agent, 0},
+		{"flag over setting", transport.CLI, transport.ACP, agent, "", 0},
+		{"flag acp", transport.ACP, transport.CLI, agent, agent, 0},
+		{"auto with the agent installed", transport.Auto, "", agent, agent, 0},
+		{"auto without it", transport.Auto, "", missing, "", 0},
+		{"auto for a tool with none", transport.Auto, "", "", "", 0},
+		{"acp not installed", transport.ACP, "", missing, "", cmdutil.ExitRefused},
+		{"acp for a tool with none", transport.ACP, "", "", "", cmdutil.ExitUsage},
 		{"unknown transport", "tcp", "", agent, "", cmdutil.ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
