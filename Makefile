@@ -17,10 +17,11 @@ build:
 demo: build agents
 	./scripts/demo.sh
 
-# The real agent programs, pinned in agents/*/package-lock.json, installed
-# into a cache outside git (CSA_AGENTS_CACHE, default ~/.cache/csa/agents).
-agents:
-	./scripts/install-agents.sh
+# The real agent programs and their ACP agents, at the versions csa pins
+# (internal/toolcache/pins), installed by csa itself into its cache outside
+# git (CSA_AGENTS_CACHE, default ~/.cache/csa/agents).
+agents: build
+	$(BIN)/csa tools install --acp
 
 vet:
 	@test -z "$$(gofmt -l cmd internal bench 2>/dev/null)" || { gofmt -l cmd internal bench; echo "gofmt: files above need formatting"; exit 1; }

@@ -21,6 +21,7 @@ import (
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 const acpBenchScript = `
@@ -37,7 +38,7 @@ contains = "bench acp prompt"
 // doing the same steps (start codex-acp, initialize, session/new,
 // session/set_mode). The median ratio must be at most 1.10.
 func BenchmarkACPPrompt(b *testing.B) {
-	acpBin, err := devenv.AgentBin(devenv.CodexACP)
+	acpBin, err := toolcache.Bin("codex-acp")
 	if err != nil {
 		b.Skip(err)
 	}
@@ -52,7 +53,7 @@ func BenchmarkACPPrompt(b *testing.B) {
 	}
 	b.Cleanup(func() { srv.Close() })
 	w := newWorld(b, "acp", fmt.Sprintf("[tools.codex]\npath = %q\ntransport = \"acp\"\nacp_path = %q\n", agentBin, acpBin))
-	env, err := devenv.Prepare(filepath.Join(benchDir, "acp", "home"), url, devenv.Options{Programs: []string{devenv.CodexACP}})
+	env, err := devenv.Prepare(filepath.Join(benchDir, "acp", "home"), url, devenv.Options{Programs: []string{"codex-acp"}})
 	if err != nil {
 		b.Fatal(err)
 	}

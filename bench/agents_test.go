@@ -19,11 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/session"
-	"golang.org/x/sys/unix"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // agentLimit is issue 3's target: csa's added wall time per run stays
@@ -56,10 +58,10 @@ var agentTools = []struct {
 	tool    agents.Tool
 	program string
 }{
-	{agents.ClaudeCode, devenv.Claude},
-	{agents.Codex, devenv.Codex},
-	{agents.GeminiCLI, devenv.Gemini},
-	{agents.Opencode, devenv.OpenCode},
+	{agents.ClaudeCode, "claude"},
+	{agents.Codex, "codex"},
+	{agents.GeminiCLI, "gemini"},
+	{agents.Opencode, "opencode"},
 }
 
 // BenchmarkAgentOverhead is issue 3: per tool, a plain prompt answered by
@@ -94,9 +96,9 @@ type agentWorld struct {
 
 func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
 	b.Helper()
-	bin, err := devenv.AgentBin(program)
+	bin, err := toolcache.Bin(program)
 	if err != nil {
-		b.Fatalf("%s is not installed; run scripts/install-agents.sh (make agents): %v", tool, err)
+		b.Fatalf("%s is not installed; run `make agents`: %v", tool, err)
 	}
 	sc, err := modelserver.Parse([]byte(agentScript))
 	if err != nil {

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // acpTools are the tools with an ACP agent, and the agent's program.
 var acpTools = []tool{
-	{"claude-code", devenv.ClaudeACP},
-	{"codex", devenv.CodexACP},
+	{"claude-code", "claude-code-acp"},
+	{"codex", "codex-acp"},
 }
 
 // acpScript answers the ACP cases; %s is a path outside the project.
@@ -82,12 +82,12 @@ func acpWorld(t *testing.T) (*world, string) {
 	requireAll(t)
 	agents := map[string]string{}
 	for _, tl := range acpTools {
-		p, err := devenv.AgentBin(tl.program)
+		p, err := toolcache.Bin(tl.program)
 		if err != nil {
 			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (run scripts/install-agents.sh): %v", tl.program, err)
+				t.Fatalf("%s is not installed (run `make agents`): %v", tl.program, err)
 			}
-			t.Skipf("%s is not installed; run scripts/install-agents.sh: %v", tl.program, err)
+			t.Skipf("%s is not installed; run `make agents`: %v", tl.program, err)
 		}
 		agents[tl.name] = p
 	}

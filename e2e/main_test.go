@@ -1,6 +1,6 @@
 // Package e2e runs the real agent programs under csa against the project's
 // scripted model server: the proof that csa drives each tool for real.
-// The programs come from scripts/install-agents.sh (make agents). In CI a
+// The programs come from `csa tools install` (make agents). In CI a
 // missing program fails the tests; locally they are skipped with a note.
 package e2e
 
@@ -17,6 +17,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // csaBin is the csa built for these tests; agents find it on PATH.
@@ -49,10 +50,10 @@ type tool struct {
 }
 
 var tools = []tool{
-	{"claude-code", devenv.Claude},
-	{"codex", devenv.Codex},
-	{"gemini-cli", devenv.Gemini},
-	{"opencode", devenv.OpenCode},
+	{"claude-code", "claude"},
+	{"codex", "codex"},
+	{"gemini-cli", "gemini"},
+	{"opencode", "opencode"},
 }
 
 // requireAll finds every program or fails (CI) / skips (locally).
@@ -60,12 +61,12 @@ func requireAll(t *testing.T) map[string]string {
 	t.Helper()
 	paths := map[string]string{}
 	for _, tl := range tools {
-		p, err := devenv.AgentBin(tl.program)
+		p, err := toolcache.Bin(tl.program)
 		if err != nil {
 			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (run scripts/install-agents.sh): %v", tl.name, err)
+				t.Fatalf("%s is not installed (run `make agents`): %v", tl.name, err)
 			}
-			t.Skipf("%s is not installed; run scripts/install-agents.sh (make agents): %v", tl.name, err)
+			t.Skipf("%s is not installed; run `make agents`: %v", tl.name, err)
 		}
 		paths[tl.name] = p
 	}

@@ -5,7 +5,7 @@
 # model server on 127.0.0.1; csa records the whole genealogy. Then the
 # real Codex interface runs in tmux for two turns (csa run -i, wait, send,
 # logs).
-# Needs: make build, scripts/install-agents.sh (make demo does both).
+# Needs: make build, csa tools install --acp (make demo does both).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/csa-demo.XXXXXX")

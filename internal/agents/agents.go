@@ -4,15 +4,15 @@
 package agents
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// Tool is one of the closed set of agent tools.
+// Tool names one of the closed set of agent tools (see Registry).
 type Tool string
 
+// The tools, in csa's stable order (the order of Registry).
 const (
 	ClaudeCode Tool = "claude-code"
 	Codex      Tool = "codex"
@@ -20,41 +20,12 @@ const (
 	Opencode   Tool = "opencode"
 )
 
-// All lists every tool in a stable order.
-var All = []Tool{ClaudeCode, Codex, GeminiCLI, Opencode}
-
 // Model families, used to pick a reviewer unlike its caller.
 const (
 	FamilyAnthropic = "anthropic"
 	FamilyOpenAI    = "openai"
 	FamilyGoogle    = "google"
 )
-
-// Names returns the tool names, for messages.
-func Names() string {
-	s := make([]string, len(All))
-	for i, t := range All {
-		s[i] = string(t)
-	}
-	return strings.Join(s, ", ")
-}
-
-// Parse validates a tool name.
-func Parse(name string) (Tool, error) {
-	for _, t := range All {
-		if string(t) == name {
-			return t, nil
-		}
-	}
-	return "", &UnknownToolError{Name: name}
-}
-
-// UnknownToolError reports a name outside the closed set.
-type UnknownToolError struct{ Name string }
-
-func (e *UnknownToolError) Error() string {
-	return fmt.Sprintf("unknown tool %q (known tools: %s)", e.Name, Names())
-}
 
 // Request is what a run asks of an adapter.
 type Request struct {
@@ -103,29 +74,11 @@ type Parser interface {
 	Finish(exitCode int, stderr string) Outcome
 }
 
-// Adapter describes one tool.
+// Adapter drives a tool headless: how to invoke it for a request, and how
+// to read its structured output.
 type Adapter interface {
-	Tool() Tool
-	Program() string // default program name looked up on PATH
-	Package() string // npm package to install, for error messages
-	Family() string  // "" when it depends on the configured model
 	Build(req Request) (Invocation, error)
 	NewParser() Parser
-}
-
-// For returns the adapter of t.
-func For(t Tool) Adapter {
-	switch t {
-	case ClaudeCode:
-		return claudeCode{}
-	case Codex:
-		return codex{}
-	case GeminiCLI:
-		return geminiCLI{}
-	case Opencode:
-		return opencode{}
-	}
-	panic("agents: unknown tool " + string(t))
 }
 
 // MaxArgvPrompt is the largest prompt passed in argv; longer ones go on

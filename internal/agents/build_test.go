@@ -30,23 +30,38 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestFor(t *testing.T) {
+func TestRegistry(t *testing.T) {
 	programs := map[Tool]string{ClaudeCode: "claude", Codex: "codex", GeminiCLI: "gemini", Opencode: "opencode"}
 	families := map[Tool]string{ClaudeCode: FamilyAnthropic, Codex: FamilyOpenAI, GeminiCLI: FamilyGoogle, Opencode: ""}
+	acp := map[Tool]string{ClaudeCode: "claude-code-acp", Codex: "codex-acp"}
 	for _, tool := range All {
-		a := For(tool)
-		if a.Tool() != tool {
-			t.Errorf("For(%q).Tool() = %q", tool, a.Tool())
+		s, ok := Lookup(string(tool))
+		if !ok || s.Tool != tool {
+			t.Fatalf("Lookup(%q) = %v, %v", tool, s, ok)
 		}
-		if a.Program() != programs[tool] {
-			t.Errorf("For(%q).Program() = %q, want %q", tool, a.Program(), programs[tool])
+		if s.Program.Name != programs[tool] || s.Program.Package == "" {
+			t.Errorf("%s: program %+v, want %q", tool, s.Program, programs[tool])
 		}
-		if a.Family() != families[tool] {
-			t.Errorf("For(%q).Family() = %q, want %q", tool, a.Family(), families[tool])
+		if s.Family != families[tool] {
+			t.Errorf("%s: family %q, want %q", tool, s.Family, families[tool])
 		}
-		if a.Package() == "" || a.NewParser() == nil {
-			t.Errorf("For(%q): empty package or nil parser", tool)
+		if got := ""; s.ACP != nil {
+			got = s.ACP.Name
+			if got != acp[tool] {
+				t.Errorf("%s: ACP program %q, want %q", tool, got, acp[tool])
+			}
+		} else if acp[tool] != "" {
+			t.Errorf("%s: no ACP program, want %q", tool, acp[tool])
 		}
+		if s.Adapter == nil || For(tool).NewParser() == nil || s.Interactive == nil || s.InitialEstimateMB <= 0 {
+			t.Errorf("%s: incomplete spec %+v", tool, s)
+		}
+	}
+	if len(Programs()) != 6 {
+		t.Errorf("Programs() = %v", Programs())
+	}
+	if FamilyOf(Opencode, "openai/gpt-5") != FamilyOpenAI || FamilyOf(Codex, "claude-x") != FamilyOpenAI || FamilyOf(Opencode, "") != "" {
+		t.Error("FamilyOf")
 	}
 	defer func() {
 		if recover() == nil {

@@ -5,13 +5,20 @@ import (
 	"strings"
 )
 
+var claudeCodeSpec = Spec{
+	Tool:              ClaudeCode,
+	Program:           Program{"claude", "@anthropic-ai/claude-code"},
+	ACP:               &Program{"claude-code-acp", "@zed-industries/claude-code-acp"},
+	Family:            FamilyAnthropic,
+	InitialEstimateMB: 4096,
+	Adapter:           claudeCode{},
+	Interactive:       claudeInteractive,
+	Transcript:        claudeTranscript,
+}
+
 // claudeCode drives `claude -p --output-format stream-json --verbose`.
 type claudeCode struct{}
 
-func (claudeCode) Tool() Tool        { return ClaudeCode }
-func (claudeCode) Program() string   { return "claude" }
-func (claudeCode) Package() string   { return "@anthropic-ai/claude-code" }
-func (claudeCode) Family() string    { return FamilyAnthropic }
 func (claudeCode) NewParser() Parser { return &claudeParser{} }
 
 func (claudeCode) Build(r Request) (Invocation, error) {

@@ -5,13 +5,19 @@ import (
 	"fmt"
 )
 
+var codexSpec = Spec{
+	Tool:              Codex,
+	Program:           Program{"codex", "@openai/codex"},
+	ACP:               &Program{"codex-acp", "@zed-industries/codex-acp"},
+	Family:            FamilyOpenAI,
+	InitialEstimateMB: 4096,
+	Adapter:           codex{},
+	Interactive:       codexInteractive,
+}
+
 // codex drives `codex exec --json`.
 type codex struct{}
 
-func (codex) Tool() Tool        { return Codex }
-func (codex) Program() string   { return "codex" }
-func (codex) Package() string   { return "@openai/codex" }
-func (codex) Family() string    { return FamilyOpenAI }
 func (codex) NewParser() Parser { return &codexParser{} }
 
 func (codex) Build(r Request) (Invocation, error) {

@@ -9,18 +9,6 @@ import (
 	"github.com/csa-dev/csa/internal/proc"
 )
 
-// programMarkers recognise an agent program in a process's command line,
-// including the node wrappers the npm packages install.
-var programMarkers = []struct {
-	tool    Tool
-	markers []string
-}{
-	{ClaudeCode, []string{"@anthropic-ai/claude-code", "/claude", "claude"}},
-	{Codex, []string{"@openai/codex", "/codex", "codex"}},
-	{GeminiCLI, []string{"@google/gemini-cli", "/gemini", "gemini"}},
-	{Opencode, []string{"opencode-ai", "/opencode", "opencode"}},
-}
-
 // DetectParent finds the tool csa was called from: CSA_TOOL when csa runs
 // under csa, else the nearest ancestor process that is a known agent
 // program. It returns "" when there is none.
@@ -38,12 +26,14 @@ func DetectParent(getenv func(string) string) (Tool, string) {
 	return "", ""
 }
 
+// toolOfProcess recognises a tool's program by its command name, or a
+// node or bun process running the program's npm package.
 func toolOfProcess(pid int) Tool {
 	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	name := strings.TrimSpace(string(comm))
-	for _, pm := range programMarkers {
-		if name == pm.markers[len(pm.markers)-1] {
-			return pm.tool
+	for _, s := range Registry {
+		if name == s.Program.Name {
+			return s.Tool
 		}
 	}
 	if name != "node" && name != "bun" && !strings.HasPrefix(name, "MainThread") {
@@ -55,11 +45,9 @@ func toolOfProcess(pid int) Tool {
 		return ""
 	}
 	script := string(args[1]) // node's script: the package's bin
-	for _, pm := range programMarkers {
-		for _, m := range pm.markers[:len(pm.markers)-1] {
-			if strings.Contains(script, m) {
-				return pm.tool
-			}
+	for _, s := range Registry {
+		if strings.Contains(script, s.Program.Package) || strings.Contains(script, "/"+s.Program.Name) {
+			return s.Tool
 		}
 	}
 	return ""

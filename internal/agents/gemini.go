@@ -5,14 +5,31 @@ import (
 	"strings"
 )
 
+var geminiSpec = Spec{
+	Tool:              GeminiCLI,
+	Program:           Program{"gemini", "@google/gemini-cli"},
+	Family:            FamilyGoogle,
+	InitialEstimateMB: 1024,
+	Adapter:           geminiCLI{},
+	Interactive:       geminiInteractive,
+}
+
 // geminiCLI drives `gemini -p PROMPT --output-format stream-json`.
 type geminiCLI struct{}
 
-func (geminiCLI) Tool() Tool        { return GeminiCLI }
-func (geminiCLI) Program() string   { return "gemini" }
-func (geminiCLI) Package() string   { return "@google/gemini-cli" }
-func (geminiCLI) Family() string    { return FamilyGoogle }
 func (geminiCLI) NewParser() Parser { return &geminiParser{} }
+
+// geminiInteractive starts its interface; it has no turn hooks csa can
+// install, so its turns are judged by CPU and output.
+func geminiInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
+	inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
+	if r.Yolo {
+		inv.Args = append(inv.Args, "--yolo")
+	}
+	inv.Args = appendFlag(inv.Args, "-m", r.Model)
+	inv.Args = appendFlag(inv.Args, "-i", r.Prompt)
+	return inv, nil
+}
 
 func (geminiCLI) Build(r Request) (Invocation, error) {
 	inv := Invocation{Args: []string{"--output-format", "stream-json"}}

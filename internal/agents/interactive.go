@@ -3,6 +3,7 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -51,26 +52,14 @@ func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, erro
 	if len(r.Prompt) > MaxInteractivePrompt {
 		return InteractiveInvocation{}, fmt.Errorf("a first prompt of %d bytes is too long for the command line (max %d): start without one and use `csa send --text-file`", len(r.Prompt), MaxInteractivePrompt)
 	}
-	switch t {
-	case ClaudeCode:
-		return claudeInteractive(r)
-	case Codex:
-		return codexInteractive(r)
-	case GeminiCLI:
-		inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
-		if r.Yolo {
-			inv.Args = append(inv.Args, "--yolo")
-		}
-		inv.Args = appendFlag(inv.Args, "-m", r.Model)
-		inv.Args = appendFlag(inv.Args, "-i", r.Prompt)
-		return inv, nil
-	case Opencode:
-		inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
-		inv.Args = appendFlag(inv.Args, "-m", r.Model)
-		inv.Args = appendFlag(inv.Args, "--prompt", r.Prompt)
-		return inv, nil
+	s, ok := Lookup(string(t))
+	if !ok {
+		return InteractiveInvocation{}, &UnknownToolError{Name: string(t)}
 	}
-	return InteractiveInvocation{}, &UnknownToolError{Name: string(t)}
+	if s.Interactive == nil {
+		return InteractiveInvocation{}, fmt.Errorf("%s has no interactive interface csa can drive", t)
+	}
+	return s.Interactive(r)
 }
 
 // claudeInteractive installs a Stop and a UserPromptSubmit hook for this
@@ -106,6 +95,19 @@ func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	inv.Args = append(inv.Args, "--settings", settings)
 	inv.Args = appendPrompt(inv.Args, r.Prompt)
 	return inv, nil
+}
+
+// claudeTranscript is Claude Code's transcript of a session under home:
+// ~/.claude/projects/<cwd, / replaced by ->/<session id>.jsonl.
+func claudeTranscript(home, providerSession string) string {
+	if home == "" || providerSession == "" {
+		return ""
+	}
+	m, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", providerSession+".jsonl"))
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
 }
 
 func hookEntry(command string) []any {

@@ -5,14 +5,28 @@ import (
 	"strings"
 )
 
+var opencodeSpec = Spec{
+	Tool:    Opencode,
+	Program: Program{"opencode", "opencode-ai"},
+	// Family: that of its configured model (it drives many providers).
+	ModelWithProvider: true,
+	InitialEstimateMB: 1536,
+	Adapter:           opencode{},
+	Interactive:       opencodeInteractive,
+}
+
 // opencode drives `opencode run --format json`.
 type opencode struct{}
 
-func (opencode) Tool() Tool        { return Opencode }
-func (opencode) Program() string   { return "opencode" }
-func (opencode) Package() string   { return "opencode-ai" }
-func (opencode) Family() string    { return "" } // that of its configured model
 func (opencode) NewParser() Parser { return &opencodeParser{} }
+
+// opencodeInteractive starts its interface; no turn hooks (see gemini).
+func opencodeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
+	inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
+	inv.Args = appendFlag(inv.Args, "-m", r.Model)
+	inv.Args = appendFlag(inv.Args, "--prompt", r.Prompt)
+	return inv, nil
+}
 
 func (opencode) Build(r Request) (Invocation, error) {
 	inv := Invocation{Args: []string{"run", "--format", "json"}}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/transport"
 )
@@ -136,18 +137,15 @@ type Defaults struct {
 	KillGrace Duration `toml:"kill_grace"`
 }
 
-// ToolsConfig holds one table per supported tool; see Tools.
-type ToolsConfig struct {
-	ClaudeCode ToolConfig `toml:"claude-code"`
-	Codex      ToolConfig `toml:"codex"`
-	GeminiCLI  ToolConfig `toml:"gemini-cli"`
-	Opencode   ToolConfig `toml:"opencode"`
-}
+// ToolsConfig holds one table per tool of the registry (agents.Registry),
+// keyed by its name; other keys are refused by validation.
+type ToolsConfig map[string]ToolConfig
 
 // ToolConfig configures one tool.
 type ToolConfig struct {
-	// Path is the program to run: a name looked up on PATH, or a path.
-	// It defaults to the tool's program name.
+	// Path is the program to run: a path, or a name looked up on PATH
+	// (then, for the tool's own program name, in csa's cache of pinned
+	// programs). It defaults to the tool's program name.
 	Path string `toml:"path"`
 	// Enabled says whether csa may run the tool.
 	Enabled bool `toml:"enabled"`
@@ -169,8 +167,8 @@ type ToolConfig struct {
 	// acp (the Agent Client Protocol through ACPPath) or auto (acp when
 	// the tool has an ACP agent and it is installed, else cli).
 	Transport string `toml:"transport"`
-	// ACPPath is the tool's ACP agent program: a name looked up on PATH,
-	// or a path; "" where the tool has none.
+	// ACPPath is the tool's ACP agent program, found like Path; "" where
+	// the tool has none.
 	ACPPath string `toml:"acp_path"`
 }
 
@@ -198,7 +196,7 @@ func Default() Config {
 			SampleInterval: Duration(500 * time.Millisecond),
 			// Recommended starting points (peak MB of one run) until a
 			// tool has a history of its own.
-			InitialEstimates: map[string]int64{ToolClaudeCode: 4096, ToolCodex: 4096, ToolOpencode: 1536, ToolGeminiCLI: 1024},
+			InitialEstimates: map[string]int64{},
 		},
 		Tiers:    map[string]TierConfig{},
 		Aliases:  map[string]string{},
@@ -209,8 +207,14 @@ func Default() Config {
 			Width: 200, Height: 50,
 		},
 	}
-	for _, t := range Tools() {
-		*c.Tools.get(t.Name) = ToolConfig{Path: t.Program, Enabled: true, Yolo: true, Transport: transport.CLI, ACPPath: t.ACPProgram}
+	c.Tools = ToolsConfig{}
+	for _, s := range agents.Registry {
+		tc := ToolConfig{Path: s.Program.Name, Enabled: true, Yolo: true, Transport: transport.CLI}
+		if s.ACP != nil {
+			tc.ACPPath = s.ACP.Name
+		}
+		c.Tools[string(s.Tool)] = tc
+		c.Resources.InitialEstimates[string(s.Tool)] = s.InitialEstimateMB
 	}
 	return c
 }
@@ -220,17 +224,22 @@ func Default() Config {
 // the caller's own. An unknown name gives the zero ToolConfig, which is
 // not Enabled.
 func (c *Config) Tool(name string) ToolConfig {
-	p := c.Tools.get(name)
-	info, ok := LookupTool(name)
-	if p == nil || !ok {
+	s, ok := agents.Lookup(name)
+	t, set := c.Tools[name]
+	if !ok || !set {
 		return ToolConfig{}
 	}
-	t := *p
 	if t.Path == "" {
-		t.Path = info.Program
+		t.Path = s.Program.Name
 	}
 	t.Env = maps.Clone(t.Env)
 	return t
+}
+
+// Family is the model family of tool t as configured (that of its model,
+// for a tool that drives many providers); "" when it cannot be told.
+func (c *Config) Family(t agents.Tool) string {
+	return agents.FamilyOf(t, c.Tool(string(t)).Model)
 }
 
 // ToolLimits is the resource control of one tool: [resources] with the
@@ -238,8 +247,8 @@ func (c *Config) Tool(name string) ToolConfig {
 func (c *Config) ToolLimits(name string) ResourcesConfig {
 	r := c.Resources
 	r.InitialEstimates = maps.Clone(r.InitialEstimates)
-	p := c.Tools.get(name)
-	if p == nil {
+	p, ok := c.Tools[name]
+	if !ok {
 		return r
 	}
 	o := p.Resources
@@ -259,21 +268,6 @@ func (c *Config) ToolLimits(name string) ResourcesConfig {
 		r.PidsMax = *o.PidsMax
 	}
 	return r
-}
-
-// get returns the table of the tool called name, or nil.
-func (t *ToolsConfig) get(name string) *ToolConfig {
-	switch name {
-	case ToolClaudeCode:
-		return &t.ClaudeCode
-	case ToolCodex:
-		return &t.Codex
-	case ToolGeminiCLI:
-		return &t.GeminiCLI
-	case ToolOpencode:
-		return &t.Opencode
-	}
-	return nil
 }
 
 // tagName returns the key of field f: its toml tag without options; "" for

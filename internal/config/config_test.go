@@ -2,14 +2,17 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
 )
 
 func TestTool(t *testing.T) {
 	c := Default()
-	c.Tools.Codex = ToolConfig{Path: "/opt/codex", Model: "m", Enabled: true, Env: map[string]string{"A": "1"}}
-	c.Tools.GeminiCLI = ToolConfig{}
+	c.Tools["codex"] = ToolConfig{Path: "/opt/codex", Model: "m", Enabled: true, Env: map[string]string{"A": "1"}}
+	c.Tools["gemini-cli"] = ToolConfig{}
 	if got := c.Tool("codex"); got.Path != "/opt/codex" || got.Model != "m" || !got.Enabled || got.Env["A"] != "1" {
 		t.Errorf("codex: %+v", got)
 	}
@@ -23,33 +26,30 @@ func TestTool(t *testing.T) {
 		t.Errorf("unknown tool: %+v", got)
 	}
 	c.Tool("codex").Env["A"] = "changed"
-	if c.Tools.Codex.Env["A"] != "1" {
+	if c.Tools["codex"].Env["A"] != "1" {
 		t.Error("Tool shares its Env map")
 	}
 }
 
-func TestToolsMatchSchema(t *testing.T) {
-	typ := reflect.TypeFor[ToolsConfig]()
-	if typ.NumField() != len(Tools()) {
-		t.Fatalf("ToolsConfig has %d fields, Tools %d entries", typ.NumField(), len(Tools()))
+func TestToolsFromRegistry(t *testing.T) {
+	c := Default()
+	if len(c.Tools) != len(agents.Registry) {
+		t.Fatalf("Default has %d tool tables, the registry %d tools", len(c.Tools), len(agents.Registry))
 	}
-	var c ToolsConfig
-	for i, info := range Tools() {
-		if got := tagName(typ.Field(i)); got != info.Name {
-			t.Errorf("field %d has key %q, want %q", i, got, info.Name)
-		}
-		if c.get(info.Name) == nil {
-			t.Errorf("get(%q) = nil", info.Name)
-		}
-		if info.Program == "" || info.NPMPackage == "" || info.Family == "" {
-			t.Errorf("incomplete: %+v", info)
+	for _, s := range agents.Registry {
+		tc := c.Tool(string(s.Tool))
+		if tc.Path != s.Program.Name || !tc.Enabled || c.Resources.InitialEstimates[string(s.Tool)] != s.InitialEstimateMB {
+			t.Errorf("%s: %+v", s.Tool, tc)
 		}
 	}
-	if got := ToolNames(); !reflect.DeepEqual(got, []string{"claude-code", "codex", "gemini-cli", "opencode"}) {
-		t.Errorf("ToolNames() = %v", got)
-	}
-	if info, ok := LookupTool("opencode"); !ok || info.InstallHint() != "npm install -g opencode-ai" || info.Family != FamilyByModel {
-		t.Errorf("LookupTool(opencode) = %+v, %v", info, ok)
+	for doc, want := range map[string]string{
+		"[tools.aider]\npath = \"x\"\n": `unknown key "tools.aider": not a tool`,
+		"[tools.aider]\nbogus = 1\n":    `unknown key "tools.aider": not a tool`,
+	} {
+		g, p := files(t, "", doc)
+		if _, err := LoadFiles(g, p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", doc, err, want)
+		}
 	}
 }
 

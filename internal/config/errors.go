@@ -69,8 +69,8 @@ func (p problem) message() string {
 	k := joinKey(p.key)
 	switch p.kind {
 	case KindUnknownKey:
-		if len(p.key) == 2 && p.key[0] == "tools" {
-			return fmt.Sprintf("unknown key %q: not a tool (valid tools: %s)", k, strings.Join(ToolNames(), ", "))
+		if len(p.key) >= 2 && p.key[0] == "tools" && !knownTool(p.key[1]) {
+			return fmt.Sprintf("unknown key %q: not a tool (valid tools: %s)", joinKey(p.key[:2]), toolNames())
 		}
 		return fmt.Sprintf("unknown key %q", k)
 	case KindType:

@@ -133,10 +133,10 @@ func TestMerge(t *testing.T) {
 			global: "[tools.codex]\npath = \"/opt/codex\"\nmodel = \"a\"\n[tools.codex.env]\nA = \"1\"\nB = \"2\"",
 			proj:   "[tools.codex]\nmodel = \"b\"\nenv = { B = \"3\" }\n[tools.gemini-cli]\nenabled = false",
 			check: func(c Config) bool {
-				x := c.Tools.Codex
+				x := c.Tools["codex"]
 				return x.Path == "/opt/codex" && x.Model == "b" && x.Enabled &&
 					reflect.DeepEqual(x.Env, map[string]string{"A": "1", "B": "3"}) &&
-					!c.Tools.GeminiCLI.Enabled && c.Tools.GeminiCLI.Path == "gemini"
+					!c.Tools["gemini-cli"].Enabled && c.Tools["gemini-cli"].Path == "gemini"
 			},
 		},
 		{
@@ -144,7 +144,7 @@ func TestMerge(t *testing.T) {
 			global: "tools.opencode.model = \"x\"\ntools.opencode.path = \"/p\"",
 			proj:   "tools.opencode.model = \"y\"",
 			check: func(c Config) bool {
-				return c.Tools.Opencode.Model == "y" && c.Tools.Opencode.Path == "/p"
+				return c.Tools["opencode"].Model == "y" && c.Tools["opencode"].Path == "/p"
 			},
 		},
 		{

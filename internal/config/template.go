@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/agents"
 )
 
 // Template returns a project configuration file for `csa init`: every key
@@ -39,21 +41,22 @@ func Template() string {
 	set("aliases", `Names for model specs, e.g. { fast = "codex/openai/gpt-5/low" }.`)
 	line("")
 	line("[defaults]")
-	set("defaults.tool", `Tool for "csa run" without --tool: `+strings.Join(ToolNames(), ", ")+`; "" for none.`)
+	set("defaults.tool", `Tool for "csa run" without --tool: `+toolNames()+`; "" for none.`)
 	set("defaults.timeout", `Limit on a run's total time, e.g. "30m"; "" for none.`)
 	set("defaults.idle_timeout", `Limit on a run's time without output, e.g. "5m"; "" for none.`)
 	set("defaults.kill_grace", "Time between SIGTERM and SIGKILL when a run is stopped.")
-	for i, t := range Tools() {
+	for i, s := range agents.Registry {
+		name := string(s.Tool)
 		line("")
-		line("[tools." + t.Name + "]")
+		line("[tools." + name + "]")
 		help := func(s string) string {
 			if i > 0 {
 				return ""
 			}
 			return s
 		}
-		k := "tools." + t.Name + "."
-		set(k+"path", help("Program to run: a name looked up on PATH, or a path."))
+		k := "tools." + name + "."
+		set(k+"path", help("Program to run: a path, or a name looked up on PATH (then, for the default name, in csa's cache of pinned programs: csa tools install)."))
 		set(k+"enabled", help("Whether csa may run this tool."))
 		set(k+"model", help(`Model to ask for; "" for the tool's own default.`))
 		set(k+"effort", help(`Thinking or reasoning effort (e.g. "low", "high"); "" for the tool's own default.`))
@@ -89,8 +92,8 @@ func Template() string {
 	line("")
 	line("[resources.initial_estimates]")
 	line("# Memory (MB) a tool is assumed to need until it has a history of its own.")
-	for _, t := range Tools() {
-		set("resources.initial_estimates."+t.Name, "")
+	for _, s := range agents.Registry {
+		set("resources.initial_estimates."+string(s.Tool), "")
 	}
 	line("")
 	line("[failover]")

@@ -14,7 +14,7 @@ func TestTemplateLoads(t *testing.T) {
 	}
 	// It changes nothing of a global file either.
 	g := mustLoad(t, "max_recursion_depth = 2\n[tools.codex]\nmodel = \"m\"", Template())
-	if g.Config.MaxRecursionDepth != 2 || g.Config.Tools.Codex.Model != "m" {
+	if g.Config.MaxRecursionDepth != 2 || g.Config.Tools["codex"].Model != "m" {
 		t.Errorf("template overrides the global file: %+v", g.Config)
 	}
 	for _, line := range strings.Split(Template(), "\n") {

@@ -9,20 +9,19 @@ import (
 
 func TestTransportDefaults(t *testing.T) {
 	c := Default()
-	for _, tool := range Tools() {
-		tc := c.Tool(tool.Name)
-		if tc.Transport != transport.CLI || tc.ACPPath != tool.ACPProgram {
-			t.Errorf("%s: transport %q, acp_path %q", tool.Name, tc.Transport, tc.ACPPath)
+	for name, tc := range c.Tools {
+		if tc.Transport != transport.CLI {
+			t.Errorf("%s: transport %q", name, tc.Transport)
 		}
 	}
-	if c.Tool(ToolClaudeCode).ACPPath != "claude-code-acp" || c.Tool(ToolCodex).ACPPath != "codex-acp" {
+	if c.Tool("claude-code").ACPPath != "claude-code-acp" || c.Tool("codex").ACPPath != "codex-acp" || c.Tool("gemini-cli").ACPPath != "" {
 		t.Errorf("ACP agents: %+v", c.Tools)
 	}
 }
 
 func TestTransportValidation(t *testing.T) {
 	l := mustLoad(t, "", "[tools.codex]\ntransport = \"acp\"\nacp_path = \"/opt/codex-acp\"\n[tools.claude-code]\ntransport = \"auto\"\n")
-	if tc := l.Config.Tool(ToolCodex); tc.Transport != transport.ACP || tc.ACPPath != "/opt/codex-acp" {
+	if tc := l.Config.Tool("codex"); tc.Transport != transport.ACP || tc.ACPPath != "/opt/codex-acp" {
 		t.Errorf("codex: %+v", tc)
 	}
 	for doc, want := range map[string]string{

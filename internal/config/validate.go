@@ -25,8 +25,8 @@ func (c *Config) validate() []problem {
 		bad(fmt.Sprintf("%d is out of range %d..%d", d, MinRecursionDepth, MaxRecursionDepth), "max_recursion_depth")
 	}
 	if t := c.Defaults.Tool; t != "" {
-		if _, ok := LookupTool(t); !ok {
-			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", t, strings.Join(ToolNames(), ", ")), "defaults", "tool")
+		if !knownTool(t) {
+			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", t, toolNames()), "defaults", "tool")
 		}
 	}
 	for key, d := range map[string]Duration{"grace": c.Interactive.Grace, "quiet": c.Interactive.Quiet, "stuck_after": c.Interactive.StuckAfter} {
@@ -43,20 +43,24 @@ func (c *Config) validate() []problem {
 	if c.Defaults.KillGrace <= 0 {
 		bad(`must be a positive duration such as "5s"`, "defaults", "kill_grace")
 	}
-	for _, t := range Tools() {
-		tc := c.Tools.get(t.Name)
+	for _, name := range c.Tools.toolKeys() {
+		tc := c.Tools[name]
+		if !knownTool(name) {
+			ps = append(ps, problem{kind: KindUnknownKey, key: []string{"tools", name}})
+			continue
+		}
 		switch tc.Transport {
 		case transport.CLI, transport.Auto:
 		case transport.ACP:
 			if tc.ACPPath == "" {
-				bad(fmt.Sprintf("%s has no ACP agent: set acp_path, or use \"cli\"", t.Name), "tools", t.Name, "transport")
+				bad(fmt.Sprintf("%s has no ACP agent: set acp_path, or use \"cli\"", name), "tools", name, "transport")
 			}
 		default:
-			bad(fmt.Sprintf("%q is not one of cli, acp, auto", tc.Transport), "tools", t.Name, "transport")
+			bad(fmt.Sprintf("%q is not one of cli, acp, auto", tc.Transport), "tools", name, "transport")
 		}
 		for k := range tc.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
-				bad("not a valid environment variable name", "tools", t.Name, "env", k)
+				bad("not a valid environment variable name", "tools", name, "env", k)
 			}
 		}
 	}
@@ -82,8 +86,8 @@ func (c *Config) validate() []problem {
 				spec = a
 			}
 			tool, _, _ := strings.Cut(spec, "/")
-			if _, ok := LookupTool(tool); !ok {
-				bad(fmt.Sprintf("model spec %q does not start with a tool (valid tools: %s)", m, strings.Join(ToolNames(), ", ")), "tiers", name, "models")
+			if !knownTool(tool) {
+				bad(fmt.Sprintf("model spec %q does not start with a tool (valid tools: %s)", m, toolNames()), "tiers", name, "models")
 			}
 		}
 		for _, f := range t.Fallback {
@@ -94,7 +98,7 @@ func (c *Config) validate() []problem {
 	}
 	for a, spec := range c.Aliases {
 		tool, _, _ := strings.Cut(spec, "/")
-		if _, ok := LookupTool(tool); !ok {
+		if !knownTool(tool) {
 			bad(fmt.Sprintf("model spec %q does not start with a tool", spec), "aliases", a)
 		}
 	}
@@ -124,16 +128,19 @@ func (c *Config) validate() []problem {
 		bad("must be a positive duration", "resources", "sample_interval")
 	}
 	for k, v := range r.InitialEstimates {
-		if _, ok := LookupTool(k); !ok {
-			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", k, strings.Join(ToolNames(), ", ")), "resources", "initial_estimates", k)
+		if !knownTool(k) {
+			bad(fmt.Sprintf("unknown tool %q (valid tools: %s)", k, toolNames()), "resources", "initial_estimates", k)
 		} else if v <= 0 {
 			bad(fmt.Sprintf("%d must be positive", v), "resources", "initial_estimates", k)
 		}
 	}
-	for _, t := range Tools() {
-		tc := c.Tools.get(t.Name)
+	for _, name := range c.Tools.toolKeys() {
+		tc := c.Tools[name]
+		if !knownTool(name) {
+			continue
+		}
 		if tc.MaxConcurrent < 0 {
-			bad(fmt.Sprintf("%d cannot be negative (0 for no bound)", tc.MaxConcurrent), "tools", t.Name, "max_concurrent")
+			bad(fmt.Sprintf("%d cannot be negative (0 for no bound)", tc.MaxConcurrent), "tools", name, "max_concurrent")
 		}
 		o := tc.Resources
 		mode, sandbox := "", ""
@@ -143,10 +150,10 @@ func (c *Config) validate() []problem {
 		if o.Sandbox != nil {
 			sandbox = *o.Sandbox
 		}
-		ps = append(ps, validateResources(mode, sandbox, "tools", t.Name, "resources")...)
+		ps = append(ps, validateResources(mode, sandbox, "tools", name, "resources")...)
 		for k, v := range map[string]*int64{"memory_max_mb": o.MemoryMaxMB, "memory_swap_max_mb": o.MemorySwapMaxMB, "pids_max": o.PidsMax} {
 			if v != nil && *v < 0 {
-				bad(fmt.Sprintf("%d cannot be negative (0 for none)", *v), "tools", t.Name, "resources", k)
+				bad(fmt.Sprintf("%d cannot be negative (0 for none)", *v), "tools", name, "resources", k)
 			}
 		}
 	}

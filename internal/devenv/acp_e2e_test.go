@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/csa-dev/csa/internal/devenv"
 )
 
 // The ACP agents against the model server, through a minimal JSON-RPC
@@ -23,7 +21,7 @@ import (
 // commands with bubblewrap, which this machine lacks, so it runs in
 // "full-access".
 func TestRealACPAgents(t *testing.T) {
-	for _, name := range []string{devenv.ClaudeACP, devenv.CodexACP} {
+	for _, name := range []string{"claude-code-acp", "codex-acp"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			bin := agentBin(t, name)
@@ -38,7 +36,7 @@ func TestRealACPAgents(t *testing.T) {
 				SessionID string `json:"sessionId"`
 			}
 			c.decode(t, c.call(t, "session/new", map[string]any{"cwd": r.work, "mcpServers": []any{}}), &sess)
-			if name == devenv.CodexACP {
+			if name == "codex-acp" {
 				c.call(t, "session/set_mode", map[string]any{"sessionId": sess.SessionID, "modeId": "full-access"})
 			}
 			var res struct {

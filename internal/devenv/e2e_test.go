@@ -1,7 +1,7 @@
 package devenv_test
 
 // End-to-end tests: each real agent program, installed by
-// scripts/install-agents.sh, runs against the scripted model server in its
+// csa tools install, runs against the scripted model server in its
 // own HOME prepared by devenv.Prepare.
 //
 // What the programs print for a 429 (recorded in testdata/ratelimit/, set
@@ -34,6 +34,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 const e2eScript = `
@@ -86,7 +87,7 @@ type program struct {
 
 var programs = []program{
 	{
-		name: devenv.Claude,
+		name: "claude",
 		args: func(p string) []string {
 			return []string{"-p", p, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
 		},
@@ -101,7 +102,7 @@ var programs = []program{
 		attempts429: 1,
 	},
 	{
-		name: devenv.Codex,
+		name: "codex",
 		args: func(p string) []string {
 			return []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", p}
 		},
@@ -124,7 +125,7 @@ var programs = []program{
 		attempts429: 1,
 	},
 	{
-		name: devenv.Gemini,
+		name: "gemini",
 		args: func(p string) []string { return []string{"-p", p, "--output-format", "stream-json", "--yolo"} },
 		parse: func(t *testing.T, l map[string]any, s *summary) {
 			switch l["type"] {
@@ -143,7 +144,7 @@ var programs = []program{
 		attempts429: 1,
 	},
 	{
-		name: devenv.OpenCode,
+		name: "opencode",
 		args: func(p string) []string { return []string{"run", "--format", "json", p} },
 		parse: func(t *testing.T, l map[string]any, s *summary) {
 			s.SessionID, _ = l["sessionID"].(string)
@@ -325,7 +326,7 @@ func record(t *testing.T, name string, res result) {
 
 // agentBin finds an installed program; missing ones fail under CI.
 func agentBin(t *testing.T, name string) string {
-	bin, err := devenv.AgentBin(name)
+	bin, err := toolcache.Bin(name)
 	if err != nil {
 		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
 			t.Fatalf("%v (CI is set)", err)

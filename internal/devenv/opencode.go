@@ -2,10 +2,21 @@ package devenv
 
 import (
 	"path/filepath"
+
+	"github.com/csa-dev/csa/internal/agents"
 )
 
 // OpenCodeModel is the provider/model OpenCode is configured with.
 const OpenCodeModel = "csa/scripted"
+
+// Model is the model a tool must be asked for in a prepared HOME, "" for
+// its own default.
+func Model(t agents.Tool) string {
+	if t == agents.Opencode {
+		return OpenCodeModel
+	}
+	return ""
+}
 
 // prepareOpenCode sets up OpenCode with an OpenAI-compatible provider.
 func prepareOpenCode(home, url string, o Options, env map[string]string) error {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/agents"
 )
 
 // DefaultAPIKey is the fake key the programs send when Options has none.
@@ -16,7 +18,7 @@ const DefaultAPIKey = "sk-csa-modelserver-0000000000000000"
 
 // Options shape a prepared HOME.
 type Options struct {
-	// Programs to prepare; all of Programs when empty. The ACP agents share
+	// Programs to prepare, by name (claude, codex-acp); all when empty. The ACP agents share
 	// their base program's setup.
 	Programs []string
 	// APIKey is the fake key the programs send; DefaultAPIKey when empty.
@@ -48,7 +50,7 @@ func Prepare(home, serverURL string, opts Options) ([]string, error) {
 	}
 	programs := opts.Programs
 	if len(programs) == 0 {
-		programs = Programs
+		programs = ProgramNames()
 	}
 	tmp := filepath.Join(home, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
@@ -64,34 +66,18 @@ func Prepare(home, serverURL string, opts Options) ([]string, error) {
 		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
 	}
-	done := map[string]bool{}
+	done := map[agents.Tool]bool{}
 	for _, p := range programs {
-		base := p
-		switch p {
-		case ClaudeACP:
-			base = Claude
-		case CodexACP:
-			base = Codex
+		tool, err := toolOf(p)
+		if err != nil {
+			return nil, fmt.Errorf("prepare home: %w", err)
 		}
-		if done[base] {
+		if done[tool] {
 			continue
 		}
-		done[base] = true
-		var err error
-		switch base {
-		case Claude:
-			err = prepareClaude(home, serverURL, opts, env)
-		case Codex:
-			err = prepareCodex(home, serverURL, opts, env)
-		case Gemini:
-			err = prepareGemini(home, serverURL, opts, env)
-		case OpenCode:
-			err = prepareOpenCode(home, serverURL, opts, env)
-		default:
-			err = fmt.Errorf("unknown agent program %q", p)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("prepare %s: %w", base, err)
+		done[tool] = true
+		if err := setups[tool](home, serverURL, opts, env); err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", p, err)
 		}
 	}
 	out := make([]string, 0, len(env))

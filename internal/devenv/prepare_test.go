@@ -132,7 +132,7 @@ func TestPrepareAll(t *testing.T) {
 
 func TestPrepareOne(t *testing.T) {
 	home := t.TempDir()
-	env, err := Prepare(home, "http://127.0.0.1:1", Options{Programs: []string{CodexACP}})
+	env, err := Prepare(home, "http://127.0.0.1:1", Options{Programs: []string{"codex-acp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,28 +168,6 @@ func TestMerge(t *testing.T) {
 	want := []string{"PATH=/bin", "LANG=C", "HOME=/h", "X=1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Merge = %v, want %v", got, want)
-	}
-}
-
-func TestAgentBin(t *testing.T) {
-	cache := t.TempDir()
-	t.Setenv("CSA_AGENTS_CACHE", cache)
-	_, err := AgentBin(Codex)
-	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "scripts/install-agents.sh") {
-		t.Errorf("missing codex: %v", err)
-	}
-	bin := filepath.Join(cache, Codex, "node_modules", ".bin", Codex)
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := AgentBin(Codex); err != nil || got != bin {
-		t.Errorf("AgentBin = %q, %v", got, err)
-	}
-	if _, err := AgentBin("aider"); err == nil || errors.Is(err, ErrNotInstalled) {
-		t.Errorf("unknown program: %v", err)
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
 )
 
 // Transcript renders the complete lines of an agent's own transcript
@@ -121,18 +122,15 @@ func readFrom(path string, off int64) ([]byte, error) {
 }
 
 // FindTranscript is the agent's transcript: the one its hook reported, else
-// Claude Code's file for the provider session under home.
+// where the tool keeps the provider session's under home.
 func FindTranscript(t Turns, tool, providerID, home string) string {
 	if t.Transcript != "" {
 		if _, err := os.Stat(t.Transcript); err == nil {
 			return t.Transcript
 		}
 	}
-	if tool == "claude-code" && providerID != "" && home != "" {
-		m, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", providerID+".jsonl"))
-		if len(m) > 0 {
-			return m[0]
-		}
+	if s, ok := agents.Lookup(tool); ok && s.Transcript != nil {
+		return s.Transcript(home, providerID)
 	}
 	return ""
 }

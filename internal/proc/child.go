@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"os"
 	"sync"
 	"time"
 )
@@ -28,6 +29,21 @@ func Capture(ctx context.Context, spec Spec, grace time.Duration) (*Captured, er
 	var out bytes.Buffer
 	errTail := &tailBuffer{max: MaxStderr}
 	spec.Stdout, spec.Stderr = &out, errTail
+	ps, err := Run(ctx, spec, grace)
+	if ps == nil && err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	c := &Captured{Stdout: out.Bytes(), Stderr: errTail.String(), ExitCode: -1}
+	if ps != nil {
+		c.ExitCode = ps.ExitCode()
+	}
+	return c, err
+}
+
+// Run starts spec in its own process group and waits for its end. When
+// ctx ends first the group gets the two-phase stop (SIGTERM, SIGKILL after
+// grace) and ctx's error is returned with the state it ended in.
+func Run(ctx context.Context, spec Spec, grace time.Duration) (*os.ProcessState, error) {
 	p, err := Start(spec)
 	if err != nil {
 		return nil, err
@@ -36,15 +52,10 @@ func Capture(ctx context.Context, spec Spec, grace time.Duration) (*Captured, er
 	select {
 	case <-p.Done():
 	case <-ctx.Done():
-		ctxErr = ctx.Err()
+		ctxErr = context.Cause(ctx)
 		p.Terminate(grace)
 	}
-	ps := p.Wait()
-	c := &Captured{Stdout: out.Bytes(), Stderr: errTail.String(), ExitCode: -1}
-	if ps != nil {
-		c.ExitCode = ps.ExitCode()
-	}
-	return c, ctxErr
+	return p.Wait(), ctxErr
 }
 
 // tailBuffer keeps the last max bytes written to it.

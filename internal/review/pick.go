@@ -2,11 +2,11 @@ package review
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // Candidate is a tool csa may ask, with its model family ("" when it
@@ -18,25 +18,25 @@ type Candidate struct {
 }
 
 // Candidates lists the enabled, installed tools in csa's stable order, and
-// why each other tool is not one. family is the model family of a tool
-// under cfg (run.Family).
-func Candidates(cfg *config.Config, family func(*config.Config, agents.Tool) string) (cands []Candidate, skipped []string) {
-	for _, t := range agents.All {
+// why each other tool is not one.
+func Candidates(cfg *config.Config) (cands []Candidate, skipped []string) {
+	for _, s := range agents.Registry {
+		t := s.Tool
 		tc := cfg.Tool(string(t))
 		switch {
 		case !tc.Enabled:
 			skipped = append(skipped, string(t)+" (disabled)")
-		case !installed(tc.Path):
+		case !installed(tc.Path, s.Program):
 			skipped = append(skipped, string(t)+" (not installed)")
 		default:
-			cands = append(cands, Candidate{Tool: t, Model: tc.Model, Family: family(cfg, t)})
+			cands = append(cands, Candidate{Tool: t, Model: tc.Model, Family: cfg.Family(t)})
 		}
 	}
 	return cands, skipped
 }
 
-func installed(path string) bool {
-	_, err := exec.LookPath(path)
+func installed(path string, p agents.Program) bool {
+	_, err := toolcache.Locate(path, p)
 	return err == nil
 }
 

@@ -99,17 +99,16 @@ func TestCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
-	cfg.Tools.ClaudeCode.Path = prog
-	cfg.Tools.Codex.Path, cfg.Tools.Codex.Enabled = prog, false
-	cfg.Tools.GeminiCLI.Path = filepath.Join(bin, "missing")
-	cfg.Tools.Opencode.Path, cfg.Tools.Opencode.Model = prog, "google/gemini-2.5"
-	fam := func(c *config.Config, t agents.Tool) string {
-		if f := agents.For(t).Family(); f != "" {
-			return f
-		}
-		return agents.FamilyOfModel(c.Tool(string(t)).Model)
+	set := func(name string, fn func(*config.ToolConfig)) {
+		tc := cfg.Tools[name]
+		fn(&tc)
+		cfg.Tools[name] = tc
 	}
-	cands, skipped := Candidates(&cfg, fam)
+	set("claude-code", func(tc *config.ToolConfig) { tc.Path = prog })
+	set("codex", func(tc *config.ToolConfig) { tc.Path, tc.Enabled = prog, false })
+	set("gemini-cli", func(tc *config.ToolConfig) { tc.Path = filepath.Join(bin, "missing") })
+	set("opencode", func(tc *config.ToolConfig) { tc.Path, tc.Model = prog, "google/gemini-2.5" })
+	cands, skipped := Candidates(&cfg)
 	want := []Candidate{claude, {Tool: agents.Opencode, Model: "google/gemini-2.5", Family: agents.FamilyGoogle}}
 	if !reflect.DeepEqual(cands, want) {
 		t.Fatalf("candidates %+v", cands)

@@ -45,10 +45,10 @@ func ParseSpec(s string, aliases map[string]string) (Spec, error) {
 	return sp, nil
 }
 
-// ModelArg is the model as the tool takes it: opencode names models
+// ModelArg is the model as the tool takes it: some (opencode) name models
 // provider/model, the others by model alone.
 func (s Spec) ModelArg() string {
-	if s.Tool == string(agents.Opencode) && s.Provider != "" && s.Model != "" {
+	if t, ok := agents.Lookup(s.Tool); ok && t.ModelWithProvider && s.Provider != "" && s.Model != "" {
 		return s.Provider + "/" + s.Model
 	}
 	return s.Model
@@ -60,8 +60,8 @@ func (s Spec) ProviderKey() string {
 	if s.Provider != "" {
 		return s.Provider
 	}
-	if f := agents.For(agents.Tool(s.Tool)).Family(); f != "" {
-		return f
+	if t, ok := agents.Lookup(s.Tool); ok && t.Family != "" {
+		return t.Family
 	}
 	return s.Tool
 }

@@ -2,8 +2,6 @@ package cmdutil
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -11,46 +9,50 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // ToolStatus is one tool as `csa tools` and `csa doctor` report it.
 type ToolStatus struct {
-	Name      string `json:"name"`
-	Family    string `json:"family"`
-	Program   string `json:"program"`
-	Path      string `json:"path"`
+	Name    string `json:"name"`
+	Family  string `json:"family"`
+	Program string `json:"program"`
+	Path    string `json:"path"`
+	// Source is where the program was found: config (a configured path),
+	// PATH, or cache (csa's cache of pinned programs).
+	Source    string `json:"source,omitempty"`
 	Installed bool   `json:"installed"`
 	Enabled   bool   `json:"enabled"`
 	Version   string `json:"version"`
-	Error     string `json:"error,omitempty"`
-	Install   string `json:"install,omitempty"`
+	// Pinned is the version `csa tools install` installs.
+	Pinned  string `json:"pinned"`
+	Error   string `json:"error,omitempty"`
+	Install string `json:"install,omitempty"`
 }
+
+// InstallHint is how to install a tool's program.
+func InstallHint(t agents.Tool) string { return "csa tools install " + string(t) }
 
 // ProbeTools finds every tool's program and asks the installed ones for
 // their version, in parallel and with a time limit (some start slowly).
-func ProbeTools(cfg *config.Config) []ToolStatus {
-	out := make([]ToolStatus, len(agents.All))
+func ProbeTools(ctx context.Context, cfg *config.Config) []ToolStatus {
+	out := make([]ToolStatus, len(agents.Registry))
 	var wg sync.WaitGroup
-	for i, t := range agents.All {
-		a := agents.For(t)
-		tc := cfg.Tool(string(t))
-		fam := a.Family()
-		if fam == "" {
-			fam = agents.FamilyOfModel(tc.Model)
-		}
-		out[i] = ToolStatus{Name: string(t), Family: fam, Program: tc.Path, Enabled: tc.Enabled}
-		path, err := exec.LookPath(tc.Path)
+	for i, s := range agents.Registry {
+		tc := cfg.Tool(string(s.Tool))
+		out[i] = ToolStatus{Name: string(s.Tool), Family: agents.FamilyOf(s.Tool, tc.Model), Program: tc.Path, Enabled: tc.Enabled}
+		out[i].Pinned, _ = toolcache.Pinned(s.Program)
+		loc, err := toolcache.Locate(tc.Path, s.Program)
 		if err != nil {
 			out[i].Error = "not found"
-			out[i].Install = "npm install -g " + a.Package()
+			out[i].Install = InstallHint(s.Tool)
 			continue
 		}
-		out[i].Path, _ = filepath.Abs(path)
-		out[i].Installed = true
+		out[i].Path, out[i].Source, out[i].Installed = loc.Path, loc.Source, true
 		wg.Add(1)
 		go func(t *ToolStatus) {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
 			b, err := proc.Output(ctx, t.Path, "--version")
 			if err != nil {

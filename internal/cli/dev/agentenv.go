@@ -9,16 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/shellquote"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
-
-// tools maps csa tool names to the pinned programs of scripts/install-agents.sh.
-var tools = []struct{ name, program string }{
-	{"claude-code", devenv.Claude}, {"codex", devenv.Codex}, {"gemini-cli", devenv.Gemini}, {"opencode", devenv.OpenCode},
-}
 
 func newAgentEnvCmd(f *cmdutil.Factory) *cobra.Command {
 	var home, url, csaConfig string
@@ -29,7 +26,7 @@ func newAgentEnvCmd(f *cmdutil.Factory) *cobra.Command {
 against the model server at URL (settings, trust and onboarding answers, fake
 keys), and print the environment to use as shell exports. With --csa-config,
 also write a csa config pointing every tool at the pinned programs installed
-by scripts/install-agents.sh.`,
+by csa tools install.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if home == "" || url == "" {
@@ -73,14 +70,14 @@ by scripts/install-agents.sh.`,
 
 func writeConfig(path string) error {
 	var b strings.Builder
-	for _, t := range tools {
-		bin, err := devenv.AgentBin(t.program)
+	for _, s := range agents.Registry {
+		bin, err := toolcache.Bin(s.Program.Name)
 		if err != nil {
 			return cmdutil.Refused("tool_not_installed", err)
 		}
-		fmt.Fprintf(&b, "[tools.%s]\npath = %q\n", t.name, bin)
-		if t.name == "opencode" {
-			fmt.Fprintf(&b, "model = %q\n", devenv.OpenCodeModel)
+		fmt.Fprintf(&b, "[tools.%s]\npath = %q\n", s.Tool, bin)
+		if m := devenv.Model(s.Tool); m != "" {
+			fmt.Fprintf(&b, "model = %q\n", m)
 		}
 	}
 	if err := fsutil.MkdirPrivate(filepath.Dir(path)); err != nil {

@@ -28,7 +28,7 @@ func NewCmd(f *cmdutil.Factory, version string) *cobra.Command {
 		Use:   "doctor",
 		Short: "Show installed tools, the state directory and the config files found",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := f.ProjectRoot(".")
 			if err != nil {
 				return err
@@ -40,7 +40,7 @@ func NewCmd(f *cmdutil.Factory, version string) *cobra.Command {
 			} else {
 				cfg, r.ConfigFiles = l.Config, cmdutil.ConfigSources(l)
 			}
-			r.Tools = cmdutil.ProbeTools(&cfg)
+			r.Tools = cmdutil.ProbeTools(cmd.Context(), &cfg)
 			r.Sandbox = f.ProbeAgain()
 			if f.JSON {
 				return f.IO.PrintJSON(r)
@@ -76,9 +76,9 @@ func print(f *cmdutil.Factory, r *Report) {
 	for _, t := range r.Tools {
 		switch {
 		case t.Installed:
-			fmt.Fprintf(w, "  %-12s installed  %s  %s\n", t.Name, t.Path, t.Version)
+			fmt.Fprintf(w, "  %-12s installed  %s  %s (from %s; csa pins %s)\n", t.Name, t.Path, t.Version, t.Source, t.Pinned)
 		default:
-			fmt.Fprintf(w, "  %-12s missing    (%s not found; %s)\n", t.Name, t.Program, t.Install)
+			fmt.Fprintf(w, "  %-12s missing    (%s not found on PATH nor in csa's cache; %s)\n", t.Name, t.Program, t.Install)
 		}
 	}
 }

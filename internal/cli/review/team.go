@@ -13,7 +13,6 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/cli/run"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/review"
 	"github.com/csa-dev/csa/internal/runner"
@@ -56,9 +55,9 @@ func NewTeam(f *cmdutil.Factory) (*Team, error) {
 	// csa's ancestors.
 	t.Caller, _ = agents.DetectParent(f.Getenv)
 	if t.Caller != "" {
-		t.CallerFamily = run.Family(t.Cfg, t.Caller)
+		t.CallerFamily = t.Cfg.Family(t.Caller)
 	}
-	t.Cands, t.Skipped = review.Candidates(t.Cfg, run.Family)
+	t.Cands, t.Skipped = review.Candidates(t.Cfg)
 	return t, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // Options are the parsed flags of `csa run`.
@@ -261,13 +261,13 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 			"recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (parent session %s)",
 			parent.Depth+1, cfg.MaxRecursionDepth, parent.SessionID))
 	}
-	program, err := lookProgram(tc.Path)
+	loc, err := toolcache.Locate(tc.Path, mustSpec(tool).Program)
 	if err != nil {
-		a := agents.For(tool)
 		return nil, cmdutil.Refused("tool_not_installed", fmt.Errorf(
-			"%s is not installed: %v; install it with `npm install -g %s`, or set [tools.%s] path in the config",
-			name, err, a.Package(), name))
+			"%s is not installed: %v; install it with `%s`, or set [tools.%s] path in the config",
+			name, err, cmdutil.InstallHint(tool), name))
 	}
+	program := loc.Path
 	acpProgram, err := o.acpProgram(name, tc)
 	if err != nil {
 		return nil, err
@@ -301,19 +301,6 @@ func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd
 		Parent: parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram,
 	}, nil
-}
-
-// lookProgram finds a configured program: a name on PATH, or a path.
-func lookProgram(p string) (string, error) {
-	path, err := exec.LookPath(p)
-	if err != nil {
-		var ee *exec.Error
-		if errors.As(err, &ee) && errors.Is(ee.Err, exec.ErrNotFound) && !strings.Contains(p, "/") {
-			return "", fmt.Errorf("program %q not found on PATH", p)
-		}
-		return "", fmt.Errorf("program %q is not an executable file", p)
-	}
-	return filepath.Abs(path)
 }
 
 func (o *Options) detach(store *session.Store, r *runner.Run) error {

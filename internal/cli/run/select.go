@@ -7,15 +7,8 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
-
-// Family is a tool's model family; opencode's is that of its model.
-func Family(cfg *config.Config, t agents.Tool) string {
-	if f := agents.For(t).Family(); f != "" {
-		return f
-	}
-	return agents.FamilyOfModel(cfg.Tool(string(t)).Model)
-}
 
 // pickAuto chooses a tool of another model family than the caller's, never
 // silently the same family: with none available the run is refused.
@@ -23,19 +16,19 @@ func pickAuto(cfg *config.Config, getenv func(string) string) (agents.Tool, erro
 	parent, _ := agents.DetectParent(getenv)
 	avoid := ""
 	if parent != "" {
-		avoid = Family(cfg, parent)
+		avoid = cfg.Family(parent)
 	}
 	var tried []string
 	for _, t := range agents.All {
 		tc := cfg.Tool(string(t))
-		fam := Family(cfg, t)
+		fam := cfg.Family(t)
 		switch {
 		case !tc.Enabled:
 			tried = append(tried, string(t)+" (disabled)")
 		case parent != "" && (fam == "" || fam == avoid):
 			tried = append(tried, fmt.Sprintf("%s (family %s)", t, orUnknown(fam)))
 		default:
-			if _, err := lookProgram(tc.Path); err != nil {
+			if _, err := toolcache.Locate(tc.Path, mustSpec(t).Program); err != nil {
 				tried = append(tried, string(t)+" (not installed)")
 				continue
 			}
@@ -89,4 +82,9 @@ func (o *Options) resumeTarget(root string) (string, error) {
 		o.Model = st.Model
 	}
 	return id, nil
+}
+
+func mustSpec(t agents.Tool) *agents.Spec {
+	s, _ := agents.Lookup(string(t))
+	return s
 }

@@ -3,8 +3,10 @@ package run
 import (
 	"fmt"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/toolcache"
 	"github.com/csa-dev/csa/internal/transport"
 )
 
@@ -13,6 +15,10 @@ import (
 // auto takes ACP only when the tool has an installed ACP agent; acp
 // without one is refused.
 func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) {
+	var acpProg agents.Program
+	if s, ok := agents.Lookup(name); ok && s.ACP != nil {
+		acpProg = *s.ACP
+	}
 	choice := tc.Transport
 	if o.Transport != "" {
 		choice = o.Transport
@@ -24,21 +30,21 @@ func (o *Options) acpProgram(name string, tc config.ToolConfig) (string, error) 
 		if tc.ACPPath == "" {
 			return "", nil
 		}
-		p, err := lookProgram(tc.ACPPath)
+		loc, err := toolcache.Locate(tc.ACPPath, acpProg)
 		if err != nil {
 			return "", nil
 		}
-		return p, nil
+		return loc.Path, nil
 	case transport.ACP:
 		if tc.ACPPath == "" {
 			return "", cmdutil.Usagef("tool %s has no ACP agent: set [tools.%s] acp_path, or use --transport cli", name, name)
 		}
-		p, err := lookProgram(tc.ACPPath)
+		loc, err := toolcache.Locate(tc.ACPPath, acpProg)
 		if err != nil {
 			return "", cmdutil.Refused("tool_not_installed", fmt.Errorf(
-				"the ACP agent of %s is not installed: %v; install it, or set [tools.%s] acp_path in the config", name, err, name))
+				"the ACP agent of %s is not installed: %v; install it with `csa tools install --acp %s`, or set [tools.%s] acp_path in the config", name, err, name, name))
 		}
-		return p, nil
+		return loc.Path, nil
 	}
 	return "", cmdutil.Usagef("--transport %s: not one of cli, acp, auto", choice)
 }

@@ -1,4 +1,5 @@
-// Package tools implements `csa tools`: every tool, installed or not.
+// Package tools implements `csa tools`: every tool, installed or not, and
+// `csa tools install`, which installs the pinned versions.
 package tools
 
 import (
@@ -12,32 +13,45 @@ import (
 
 // NewCmd builds the command.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "List every tool with its program, version and model family",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		Short: "List every tool with its program, where it was found, its version and model family",
+		Long: `List every tool csa can run: its model family, whether it is installed and
+enabled, its version and the version csa pins, and where its program was
+found: config (a path set in tools.NAME.path), PATH, or cache (csa's cache of
+pinned programs, filled by csa tools install).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, _, err := f.CwdConfig()
 			if err != nil {
 				return err
 			}
-			ts := cmdutil.ProbeTools(&l.Config)
+			ts := cmdutil.ProbeTools(cmd.Context(), &l.Config)
 			if f.JSON {
 				return f.IO.PrintJSON(ts)
 			}
 			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tFAMILY\tINSTALLED\tENABLED\tVERSION\tPATH")
+			fmt.Fprintln(tw, "TOOL\tFAMILY\tINSTALLED\tENABLED\tVERSION\tPINNED\tFROM\tPATH")
 			for _, t := range ts {
-				fam, path := t.Family, t.Path
+				fam, path, from := t.Family, t.Path, t.Source
 				if fam == "" {
 					fam = "(by model)"
 				}
 				if !t.Installed {
-					path = t.Install
+					path, from = t.Install, "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\n", t.Name, fam, t.Installed, t.Enabled, t.Version, path)
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", t.Name, fam, t.Installed, t.Enabled, orDash(t.Version), t.Pinned, from, path)
 			}
 			return tw.Flush()
 		},
 	}
+	cmd.AddCommand(newInstallCmd(f))
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,0 +1,123 @@
+package agents
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Program is an npm-installed program csa runs: a tool's own, or its ACP
+// agent. Its pinned version is in agents/<Name>/package-lock.json of the
+// source tree (package pins), which is also the directory of its install
+// in csa's cache of pinned programs.
+type Program struct {
+	Name    string // the executable, as found on PATH: claude, codex-acp
+	Package string // the npm package that installs it
+}
+
+// Spec is one tool of the closed set: everything csa knows about it. A new
+// tool is one adapter file defining its Spec, plus its line in Registry.
+type Spec struct {
+	Tool    Tool
+	Program Program
+	// ACP is the tool's Agent Client Protocol agent; nil for none.
+	ACP *Program
+	// Family is the model family of its models; "" when it follows the
+	// model the tool is configured with (FamilyOf).
+	Family string
+	// ModelWithProvider: the tool names models provider/model, so a
+	// tier spec's provider is part of the model it is given.
+	ModelWithProvider bool
+	// InitialEstimateMB is the memory one run is assumed to need (MB)
+	// until the tool has a history of its own.
+	InitialEstimateMB int64
+	// Adapter drives it headless.
+	Adapter Adapter
+	// Interactive builds its interactive interface (csa run -i).
+	Interactive func(InteractiveRequest) (InteractiveInvocation, error)
+	// Transcript finds the interactive transcript of a provider session
+	// under a HOME, when no hook reported it; nil when there is no such
+	// place.
+	Transcript func(home, providerSession string) string
+}
+
+// Registry is every tool, in csa's stable order: the one list that config,
+// the commands, the pinned installs and the adapters read.
+var Registry = []*Spec{&claudeCodeSpec, &codexSpec, &geminiSpec, &opencodeSpec}
+
+// All lists every tool name in the registry's order.
+var All = func() []Tool {
+	out := make([]Tool, len(Registry))
+	for i, s := range Registry {
+		out[i] = s.Tool
+	}
+	return out
+}()
+
+// Lookup returns the spec of a tool name.
+func Lookup(name string) (*Spec, bool) {
+	for _, s := range Registry {
+		if string(s.Tool) == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the tool names, for messages.
+func Names() string {
+	s := make([]string, len(All))
+	for i, t := range All {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Parse validates a tool name.
+func Parse(name string) (Tool, error) {
+	if s, ok := Lookup(name); ok {
+		return s.Tool, nil
+	}
+	return "", &UnknownToolError{Name: name}
+}
+
+// UnknownToolError reports a name outside the closed set.
+type UnknownToolError struct{ Name string }
+
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("unknown tool %q (known tools: %s)", e.Name, Names())
+}
+
+// For returns the headless adapter of t, which must be a known tool.
+func For(t Tool) Adapter { return mustLookup(t).Adapter }
+
+func mustLookup(t Tool) *Spec {
+	s, ok := Lookup(string(t))
+	if !ok {
+		panic("agents: unknown tool " + string(t))
+	}
+	return s
+}
+
+// FamilyOf is the model family of tool t configured with model: the tool's
+// own, else that of the model; "" when it cannot be told.
+func FamilyOf(t Tool, model string) string {
+	if s, ok := Lookup(string(t)); ok && s.Family != "" {
+		return s.Family
+	}
+	return FamilyOfModel(model)
+}
+
+// Programs lists every program csa can install and run: each tool's, then
+// the ACP agents.
+func Programs() []Program {
+	var out []Program
+	for _, s := range Registry {
+		out = append(out, s.Program)
+	}
+	for _, s := range Registry {
+		if s.ACP != nil {
+			out = append(out, *s.ACP)
+		}
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+package toolcache
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/agents"
+)
+
+var codex = agents.Program{Name: "codex", Package: "@openai/codex"}
+
+func writeExe(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPinsCoverTheRegistry(t *testing.T) {
+	for _, p := range agents.Programs() {
+		v, err := Pinned(p)
+		if err != nil || v == "" {
+			t.Errorf("%s: pinned %q, %v", p.Name, v, err)
+		}
+		if _, err := pinFile(p.Name, "package-lock.json"); err != nil {
+			t.Errorf("%s: no lock file: %v", p.Name, err)
+		}
+	}
+	for _, bad := range []string{"", "aider", "../claude", "claude/x"} {
+		if _, err := Pinned(agents.Program{Name: bad}); err == nil {
+			t.Errorf("Pinned(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestBin(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("CSA_AGENTS_CACHE", cache)
+	if _, err := Bin("codex"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "csa tools install") {
+		t.Errorf("missing codex: %v", err)
+	}
+	bin := binPath(cache, "codex")
+	writeExe(t, bin)
+	if got, err := Bin("codex"); err != nil || got != bin {
+		t.Errorf("Bin = %q, %v", got, err)
+	}
+	if _, err := Bin("aider"); err == nil || errors.Is(err, ErrNotInstalled) {
+		t.Errorf("unknown program: %v", err)
+	}
+}
+
+// TestLocate: a configured path as it is; a name on PATH; the tool's own
+// name in the cache when PATH lacks it; another name never in the cache.
+func TestLocate(t *testing.T) {
+	cache, pathDir, other := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("CSA_AGENTS_CACHE", cache)
+	t.Setenv("PATH", pathDir)
+	explicit := filepath.Join(other, "my-codex")
+	writeExe(t, explicit)
+
+	if loc, err := Locate(explicit, codex); err != nil || loc != (Location{explicit, FromConfig}) {
+		t.Errorf("configured path: %+v, %v", loc, err)
+	}
+	if _, err := Locate(filepath.Join(other, "missing"), codex); err == nil || !strings.Contains(err.Error(), "not an executable file") {
+		t.Errorf("missing configured path: %v", err)
+	}
+	if _, err := Locate("codex", codex); err == nil || !strings.Contains(err.Error(), "nor in csa's cache") {
+		t.Errorf("nowhere: %v", err)
+	}
+	cached := binPath(cache, "codex")
+	writeExe(t, cached)
+	if loc, err := Locate("codex", codex); err != nil || loc != (Location{cached, FromCache}) {
+		t.Errorf("cache fallback: %+v, %v", loc, err)
+	}
+	if loc, err := Locate("", codex); err != nil || loc.Source != FromCache {
+		t.Errorf("empty configured path: %+v, %v", loc, err)
+	}
+	onPath := filepath.Join(pathDir, "codex")
+	writeExe(t, onPath)
+	if loc, err := Locate("codex", codex); err != nil || loc != (Location{onPath, FromPATH}) {
+		t.Errorf("PATH before the cache: %+v, %v", loc, err)
+	}
+	if _, err := Locate("codex-beta", codex); err == nil || !strings.Contains(err.Error(), "not found on PATH") {
+		t.Errorf("another name must not fall back to the cache: %v", err)
+	}
+}
+
+// TestInstall runs the installer against a stand-in npm: the pin is
+// written, `npm ci` runs in the program's prefix, the stamp makes a second
+// install a no-op, and a failed npm is reported with its log.
+func TestInstall(t *testing.T) {
+	cache, bin := t.TempDir(), t.TempDir()
+	t.Setenv("CSA_AGENTS_CACHE", cache)
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	calls := filepath.Join(t.TempDir(), "calls")
+	npm := `#!/bin/sh
+echo "$1 $(basename "$PWD")" >> ` + calls + `
+test -f package-lock.json || exit 3
+if [ "$(basename "$PWD")" = gemini ]; then echo "npm error broken" >&2; exit 1; fi
+mkdir -p node_modules/.bin && printf '#!/bin/sh\n' > "node_modules/.bin/$(basename "$PWD")" && chmod +x "node_modules/.bin/$(basename "$PWD")"
+`
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := Install(context.Background(), []agents.Program{codex}, func(string, string) {}); err == nil || !strings.Contains(err.Error(), "npm is needed") {
+		t.Errorf("without npm: %v", err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	var mu sync.Mutex
+	var said []string
+	say := func(p, msg string) { mu.Lock(); said = append(said, p+": "+msg); mu.Unlock() }
+	res, err := Install(context.Background(), []agents.Program{codex}, say)
+	if err != nil || len(res) != 1 || !res[0].Fresh || res[0].Path != binPath(cache, "codex") || res[0].Version == "" {
+		t.Fatalf("install: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "codex", ".stamp")); err != nil {
+		t.Errorf("no stamp: %v", err)
+	}
+	res, err = Install(context.Background(), []agents.Program{codex}, say)
+	if err != nil || res[0].Fresh {
+		t.Errorf("second install was not a no-op: %+v, %v", res, err)
+	}
+	b, _ := os.ReadFile(calls)
+	if string(b) != "ci codex\n" {
+		t.Errorf("npm calls %q, want one `ci` in the codex prefix", b)
+	}
+	gemini := agents.Program{Name: "gemini", Package: "@google/gemini-cli"}
+	res, err = Install(context.Background(), []agents.Program{codex, gemini}, say)
+	if err == nil || res[1].Error == "" || !strings.Contains(res[1].Error, "npm error broken") || res[0].Error != "" {
+		t.Errorf("failed npm: %+v, %v", res, err)
+	}
+	if joined := strings.Join(said, "\n"); !strings.Contains(joined, "codex: installing @openai/codex@") || !strings.Contains(joined, "codex: @openai/codex@") {
+		t.Errorf("progress:\n%s", joined)
+	}
+}
