@@ -53,16 +53,19 @@ contains = %q
   text = %q
 `, agentPrompt, agentAnswer)
 
-// agentTools are the real programs, as csa names them and as devenv does.
-var agentTools = []struct {
+// agentTools are the real programs of the registry's tools.
+var agentTools = func() (out []struct {
 	tool    agents.Tool
 	program string
-}{
-	{agents.ClaudeCode, "claude"},
-	{agents.Codex, "codex"},
-	{agents.GeminiCLI, "gemini"},
-	{agents.Opencode, "opencode"},
-}
+}) {
+	for _, s := range agents.Registry {
+		out = append(out, struct {
+			tool    agents.Tool
+			program string
+		}{s.Tool, s.Program.Name})
+	}
+	return out
+}()
 
 // BenchmarkAgentOverhead is issue 3: per tool, a plain prompt answered by
 // the real agent program (scripts/install-agents.sh) against the scripted

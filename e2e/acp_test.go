@@ -17,12 +17,6 @@ import (
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 
-// acpTools are the tools with an ACP agent, and the agent's program.
-var acpTools = []tool{
-	{"claude-code", "claude-code-acp"},
-	{"codex", "codex-acp"},
-}
-
 // acpScript answers the ACP cases; %s is a path outside the project.
 const acpScript = `
 [[rule]]

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/toolcache"
@@ -46,15 +47,19 @@ func TestMain(m *testing.M) {
 // tool is one real agent under test.
 type tool struct {
 	name    string // csa tool name
-	program string // devenv program name
+	program string // its program, as the registry names it
 }
 
-var tools = []tool{
-	{"claude-code", "claude"},
-	{"codex", "codex"},
-	{"gemini-cli", "gemini"},
-	{"opencode", "opencode"},
-}
+// tools are every tool of the registry; acpTools those with an ACP agent.
+var tools, acpTools = func() (all, acp []tool) {
+	for _, s := range agents.Registry {
+		all = append(all, tool{string(s.Tool), s.Program.Name})
+		if s.ACP != nil {
+			acp = append(acp, tool{string(s.Tool), s.ACP.Name})
+		}
+	}
+	return all, acp
+}()
 
 // requireAll finds every program or fails (CI) / skips (locally).
 func requireAll(t *testing.T) map[string]string {
