@@ -18,6 +18,7 @@ const (
 	EvError      = "error"
 	EvSession    = "provider_session"
 	EvUnparsed   = "unparsed"
+	EvRetry      = "retry"
 )
 
 // Event is a normalised event; Data is one of the structs below.
@@ -51,6 +52,24 @@ type ToolResult struct {
 type ErrorEvent struct {
 	Message string `json:"message"`
 	Status  int    `json:"status,omitempty"`
+}
+
+// Retry is the agent retrying a failed model request by itself, as it
+// reports it.
+type Retry struct {
+	Attempt int   `json:"attempt"`
+	Max     int   `json:"max,omitempty"`      // attempts it will make in all, when it says
+	Status  int   `json:"status,omitempty"`   // HTTP status of the failed request
+	DelayMS int64 `json:"delay_ms,omitempty"` // before the next attempt
+	// RateLimited: the request failed on a rate limit or overload.
+	RateLimited bool   `json:"rate_limited"`
+	Message     string `json:"message,omitempty"`
+}
+
+// StderrParser is a Parser that also reads the program's standard error,
+// for programs that report there (Gemini CLI's retries).
+type StderrParser interface {
+	FeedStderr(line []byte) []Event
 }
 
 // SessionEvent names the provider's session.

@@ -77,6 +77,10 @@ type FailoverConfig struct {
 	// quota_exhausted is skipped by every csa process, unless the provider
 	// said when to retry.
 	Cooldown Duration `toml:"cooldown"`
+	// AgentRetries: a tier run fails over once its agent program has
+	// retried a rate-limited request this many times in a row, rather than
+	// wait for the program to give up (minutes); 0 waits for it.
+	AgentRetries int `toml:"agent_retries"`
 }
 
 // ReviewConfig configures csa review.
@@ -200,7 +204,7 @@ func Default() Config {
 		},
 		Tiers:    map[string]TierConfig{},
 		Aliases:  map[string]string{},
-		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second)},
+		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second), AgentRetries: 2},
 		Review:   ReviewConfig{Reviewers: 2, Consensus: "majority", Weights: map[string]float64{}},
 		Interactive: InteractiveConfig{
 			Grace: Duration(5 * time.Second), Quiet: Duration(3 * time.Second), StuckAfter: Duration(5 * time.Minute),

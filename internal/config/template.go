@@ -100,6 +100,7 @@ func Template() string {
 	set("failover.retries", "Retries of a transient 429 on the same model (exponential backoff) before failing over.")
 	set("failover.backoff", "Delay before the first retry; it doubles each time.")
 	set("failover.cooldown", "How long a rate-limited provider is skipped by every csa process (unless it says when to retry).")
+	set("failover.agent_retries", "Fail over once the agent itself has retried a rate limit this many times in a row (0: wait for it to give up).")
 	line("")
 	line("[review]")
 	set("review.reviewers", "How many reviewers csa review asks (1-8).")

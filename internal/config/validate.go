@@ -105,6 +105,9 @@ func (c *Config) validate() []problem {
 	if c.Failover.Retries < 0 || c.Failover.Retries > 10 {
 		bad(fmt.Sprintf("%d is out of range 0..10", c.Failover.Retries), "failover", "retries")
 	}
+	if n := c.Failover.AgentRetries; n < 0 || n > 20 {
+		bad(fmt.Sprintf("%d is out of range 0..20", n), "failover", "agent_retries")
+	}
 	switch c.Review.Consensus {
 	case "majority", "unanimous", "weighted":
 	default:

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
@@ -50,18 +48,13 @@ type Meta struct {
 // the first state is written, so it is never mistaken for a crashed one.
 func Begin(store *session.Store, m Meta, now func() time.Time) (*Session, error) {
 	t := now().UTC()
-	st := &session.State{
-		ID: session.NewID(t), Tool: m.Kind, Status: session.Running, ProjectRoot: m.ProjectRoot, Cwd: m.Cwd,
-		CreatedAt: t, StartedAt: t, Program: m.Program, Args: m.Args, PromptBytes: len(m.Prompt),
-		SupervisorPID: os.Getpid(), PID: os.Getpid(), Turns: 1,
-	}
-	if p := m.Parent; p != nil {
-		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
-	}
-	h, err := store.Create(st.ID)
+	st, h, err := runner.NewSession(store, m.Kind, m.Parent, m.ProjectRoot, t)
 	if err != nil {
 		return nil, err
 	}
+	st.Status, st.Cwd, st.StartedAt = session.Running, m.Cwd, t
+	st.Program, st.Args, st.PromptBytes = m.Program, m.Args, len(m.Prompt)
+	st.SupervisorPID, st.PID, st.Turns = os.Getpid(), os.Getpid(), 1
 	err = errors.Join(
 		fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(m.Prompt)),
 		store.Save(st),
@@ -100,36 +93,6 @@ func (s *Session) Note(typ string, data any) { s.ev.Emit(typ, data) }
 func (s *Session) KillRequested() bool {
 	_, err := os.Stat(s.Store.Path(s.State.ID, session.KillRequest))
 	return err == nil
-}
-
-// ChildEnv is base with the genealogy replaced by this session's: its
-// children are its sub-agents, one level deeper.
-func (s *Session) ChildEnv(base []string) []string {
-	st := s.State
-	env := make([]string, 0, len(base)+7)
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case runner.EnvSessionID, runner.EnvDepth, runner.EnvProjectRoot, runner.EnvParentSession,
-			runner.EnvTool, runner.EnvParentTool, runner.EnvSessionDir:
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env,
-		runner.EnvSessionID+"="+st.ID,
-		runner.EnvDepth+"="+strconv.Itoa(st.Depth),
-		runner.EnvProjectRoot+"="+st.ProjectRoot,
-		runner.EnvTool+"="+st.Tool,
-		runner.EnvSessionDir+"="+s.Dir(),
-	)
-	if st.ParentID != "" {
-		env = append(env, runner.EnvParentSession+"="+st.ParentID)
-	}
-	if st.ParentTool != "" {
-		env = append(env, runner.EnvParentTool+"="+st.ParentTool)
-	}
-	return env
 }
 
 // SaveJSON writes v as name (review.json, debate.json) in the session

@@ -38,7 +38,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Fatalf("prompt.txt %q", b)
 	}
 
-	env := s.ChildEnv([]string{"PATH=/bin", "CSA_SESSION_ID=OLD", "CSA_DEPTH=1", "CSA_TOOL=claude-code", "HOME=/h"})
+	env := runner.ChildEnv([]string{"PATH=/bin", "CSA_SESSION_ID=OLD", "CSA_DEPTH=1", "CSA_TOOL=claude-code", "HOME=/h"}, s.State, s.Dir(), nil)
 	for _, want := range []string{"PATH=/bin", "HOME=/h", "CSA_SESSION_ID=" + s.ID(), "CSA_DEPTH=2", "CSA_TOOL=review",
 		"CSA_PROJECT_ROOT=/p", "CSA_PARENT_SESSION=" + parent.SessionID, "CSA_PARENT_TOOL=claude-code", "CSA_SESSION_DIR=" + s.Dir()} {
 		if !slices.Contains(env, want) {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/transport"
 	"github.com/csa-dev/csa/internal/transport/acp"
@@ -49,15 +49,9 @@ const acpCancelWait = 2 * time.Second
 // superviseACP runs the session's ACP agent. handled is false when the
 // agent failed before the prompt was sent: a warning is recorded and the
 // caller runs the CLI instead.
-func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io.Writer) (st *session.State, handled bool, err error) {
-	sp, id := run.Spec, run.Spec.SessionID
-	acpSp := *sp
-	acpSp.Program, acpSp.Args = sp.ACP.Program, nil
-	prog, args, group, err := confine(&acpSp)
-	if err != nil {
-		st, err := s.finish(run, ev, nil, &ending{session.Failed, session.FailStart, "cannot set up resource limits: " + err.Error()}, agents.Outcome{}, nil)
-		return st, true, err
-	}
+func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *session.State, handled bool, err error) {
+	s, sp := l.s, l.run.Spec
+	id := sp.SessionID
 	var pipes [6]*os.File // stdin r/w, stdout r/w, stderr r/w
 	for i := 0; i < len(pipes); i += 2 {
 		if pipes[i], pipes[i+1], err = os.Pipe(); err != nil {
@@ -66,41 +60,40 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 					f.Close()
 				}
 			}
-			measure(group, nil, nil)
 			return nil, true, err
 		}
 	}
 	rIn, wIn, rOut, wOut, rErr, wErr := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
-	p, startErr := proc.Start(proc.Spec{
-		Path: prog, Args: args, Dir: sp.Cwd,
-		Env:   childEnv(s.BaseEnv, run.State, s.Store.Dir(id), sp.Env),
+	// The agent is recorded running once its connection is set up.
+	err = l.start(proc.Spec{
+		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, l.run.State, s.Store.Dir(id), sp.Env),
 		Stdin: rIn, Stdout: wOut, Stderr: wErr, DieWithParent: true,
-	})
+	}, sp.ACP.Program, nil, map[string]any{"transport": transport.ACP})
 	rIn.Close()
 	wOut.Close()
 	wErr.Close()
-	if startErr != nil {
+	if err != nil {
 		wIn.Close()
 		rOut.Close()
 		rErr.Close()
-		measure(group, nil, nil)
-		ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("acp: %v; falling back to the CLI", startErr), "transport": transport.CLI})
+		var se *startError
+		if !errors.As(err, &se) {
+			return nil, true, err
+		}
+		if strings.HasPrefix(se.msg, "cannot set up resource limits") {
+			st, err := l.finish(nil, &ending{session.Failed, session.FailStart, se.msg}, agents.Outcome{}, nil)
+			return st, true, err
+		}
+		l.ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("acp: %s; falling back to the CLI", se.msg), "transport": transport.CLI})
 		return nil, false, nil
-	}
-	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": sp.ACP.Program, "transport": transport.ACP, "sandbox": sp.Sandbox.Plan.Layer})
-	var sampler *resource.Sampler
-	if iv := sp.Sandbox.SampleInterval; iv > 0 {
-		sampler = resource.StartSampler(p.Pid, iv)
 	}
 
 	// The agent's stdout goes through a pump (lossless capped log, idle
 	// clock) into the protocol connection.
-	var lastRead atomic.Int64
-	lastRead.Store(time.Now().UnixNano())
 	pr, pw := io.Pipe()
-	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, lastRead: &lastRead,
+	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, touch: l.touch,
 		lines: func(b []byte) { pw.Write(b) }}
-	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, lastRead: &lastRead}
+	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, touch: l.touch}
 	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() { outP.run(outDone); pw.Close() }()
 	go errP.run(errDone)
@@ -114,8 +107,8 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 	}()
 	client := acp.New(acp.Config{
 		Cwd: sp.Cwd, Yolo: sp.ACP.Yolo, ResumeID: sp.ACP.ResumeID,
-		Instructions: instructions(run.State),
-		Emit:         func(typ string, data any) { ev.Emit(typ, data) },
+		Instructions: instructions(l.run.State),
+		Emit:         func(typ string, data any) { l.ev.Emit(typ, data) },
 		Text: func(t string) {
 			if s.Stdout != nil && t != "" {
 				showText(s.Stdout, agents.Text{Text: t, Delta: true})
@@ -126,70 +119,91 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 		Log: errLog,
 	}, wIn, pr)
 
-	ctx, cancel := context.WithCancel(context.Background())
+	// The protocol's calls end with the run, not with an interrupt: an
+	// interrupt cancels the turn through the protocol first.
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	// stop ends the agent's whole group (it ignores stdin EOF) and waits
 	// for its output to end.
 	stop := func() {
 		cancel()
 		wIn.Close()
-		endGroup(p, sp.Grace, id)
-		s.drain(p, sp.Grace, outDone, errDone, rOut, rErr)
+		endGroup(l.p, sp.Grace, id)
+		s.drain(l.p, sp.Grace, outDone, errDone, rOut, rErr)
 		pr.CloseWithError(io.ErrClosedPipe)
 	}
-	setupDone := make(chan error, 1)
-	go func() { setupDone <- client.Setup(ctx) }()
+	setupDone := make(chan struct{})
+	setupErr := make(chan error, 1)
+	go func() { setupErr <- client.Setup(cctx); close(setupDone) }()
 
-	a := &acpRun{s: s, run: run, ev: ev, p: p, client: client, lastRead: &lastRead}
-	end, setupErr := a.watchSetup(setupDone)
-	if end == nil && setupErr != nil {
+	end, exited := l.watch(ctx, watchOpts{done: setupDone})
+	var failed error
+	switch {
+	case end != nil:
+		l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "during": "acp set-up"})
 		stop()
-		measure(group, sampler, nil)
-		ev.Emit(events.Warning, map[string]any{
-			"message":   fmt.Sprintf("%v; falling back to the CLI", setupErr),
+		st, err := l.finish(nil, end, agents.Outcome{ProviderSessionID: client.SessionID()}, &streams{out: outP, err: errP})
+		return st, true, err
+	case exited:
+		// Give the connection a moment to report the agent's own answer.
+		failed = &acp.SetupError{Step: "start", Err: errors.New("the agent exited during set-up")}
+		select {
+		case <-setupDone:
+			if err := <-setupErr; err != nil {
+				failed = err
+			}
+		case <-time.After(200 * time.Millisecond):
+		}
+	default:
+		failed = <-setupErr
+	}
+	if failed != nil {
+		stop()
+		measure(l.group, l.sampler, nil)
+		l.group, l.sampler = nil, nil
+		l.ev.Emit(events.Warning, map[string]any{
+			"message":   fmt.Sprintf("%v; falling back to the CLI", failed),
 			"transport": transport.CLI, "stderr": lastLine(s.stderrTail(id)),
 		})
 		return nil, false, nil
 	}
-	if end != nil {
+	if err := l.running(func(st *session.State) { st.Program, st.Args = sp.ACP.Program, nil }); err != nil {
 		stop()
-		used := measure(group, sampler, nil)
-		st, err := s.finish(run, ev, nil, end, agents.Outcome{ProviderSessionID: client.SessionID()}, &streams{out: outP, err: errP, used: &used})
-		return st, true, err
-	}
-
-	if _, err := s.update(run, func(st *session.State) error {
-		st.PID, st.PGID, st.SupervisorPID, st.StartedAt = p.Pid, p.PGID(), os.Getpid(), s.Now().UTC()
-		// A resumed session starts its turn with a clean slate.
-		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
-		st.Program, st.Args = sp.ACP.Program, nil
-		st.Turns++
-		return st.Move(session.Running)
-	}); err != nil {
-		stop()
-		measure(group, sampler, nil)
 		return nil, true, err
 	}
 
-	promptDone := make(chan acpTurn, 1)
-	ev.Emit(EvPromptSent, map[string]any{"transport": transport.ACP, "session": client.SessionID()})
+	promptDone := make(chan struct{})
+	turns := make(chan acpTurn, 1)
+	l.ev.Emit(EvPromptSent, map[string]any{"transport": transport.ACP, "session": client.SessionID()})
 	go func() {
-		res, err := client.Prompt(ctx, sp.ACP.Prompt)
-		promptDone <- acpTurn{res, err}
+		res, err := client.Prompt(cctx, sp.ACP.Prompt)
+		turns <- acpTurn{res, err}
+		close(promptDone)
 	}()
-	end, t := a.watchTurn(promptDone)
+	var turn acpTurn
+	end, exited = l.watch(ctx, watchOpts{done: promptDone})
+	switch {
+	case end != nil:
+		turn = l.cancelTurn(ctx, client, end, promptDone, turns)
+	case exited:
+		select {
+		case <-promptDone:
+			turn = <-turns
+		case <-time.After(500 * time.Millisecond):
+			turn = acpTurn{err: errors.New("the ACP agent exited during the turn")}
+		}
+	default:
+		turn = <-turns
+	}
 	stop()
-	used := measure(group, sampler, p.Wait())
 
-	out := agents.Outcome{Result: t.res.Text, ProviderSessionID: client.SessionID(), Usage: t.res.Usage}
+	out := agents.Outcome{Result: turn.res.Text, ProviderSessionID: client.SessionID(), Usage: turn.res.Usage}
 	if end == nil {
-		if req := s.killRequested(id); req != "" {
-			end = &ending{session.Killed, session.FailKilled, req}
-		} else {
-			end = a.outcome(t.res, t.err)
+		if end = l.killedEarly(); end == nil {
+			end = l.outcome(client, turn.res, turn.err)
 		}
 	}
-	st, err = s.finish(run, ev, nil, end, out, &streams{out: outP, err: errP, used: &used})
+	st, err = l.finish(nil, end, out, &streams{out: outP, err: errP})
 	return st, true, err
 }
 
@@ -201,8 +215,18 @@ func (s *Supervisor) superviseACP(run *Run, ev *events.Writer, outLog, errLog io
 // gone in a container without a reaper, do not count).
 func endGroup(p *proc.Process, grace time.Duration, id string) {
 	_ = proc.SignalGroup(p.PGID(), syscall.SIGTERM)
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-deadline.C:
+			_ = proc.SignalGroup(p.PGID(), syscall.SIGKILL)
+			<-p.Done()
+			return
+		case <-tick.C:
+		}
 		select {
 		case <-p.Done():
 			if syscall.Kill(-p.PGID(), 0) != nil || len(proc.TaggedMembers(p.PGID(), EnvSessionID+"="+id)) == 0 {
@@ -210,20 +234,7 @@ func endGroup(p *proc.Process, grace time.Duration, id string) {
 			}
 		default:
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	_ = proc.SignalGroup(p.PGID(), syscall.SIGKILL)
-	<-p.Done()
-}
-
-// acpRun is one ACP run being watched.
-type acpRun struct {
-	s        *Supervisor
-	run      *Run
-	ev       *events.Writer
-	p        *proc.Process
-	client   *acp.Client
-	lastRead *atomic.Int64
 }
 
 // acpTurn is how a prompt's turn ended.
@@ -232,143 +243,28 @@ type acpTurn struct {
 	err error
 }
 
-// stopper merges csa's reasons to stop a run: signals, timeouts, a kill
-// request (polled: csa kill signals the agent's group, not csa).
-type stopper struct {
-	a     *acpRun
-	total *time.Timer
-	idle  *time.Ticker
-	poll  *time.Ticker
-}
-
-func (a *acpRun) newStopper() *stopper {
-	sp := a.run.Spec
-	st := &stopper{a: a, poll: time.NewTicker(100 * time.Millisecond)}
-	if sp.Timeout > 0 {
-		st.total = time.NewTimer(sp.Timeout)
-	}
-	if sp.IdleTimeout > 0 {
-		st.idle = time.NewTicker(min(max(sp.IdleTimeout/10, 10*time.Millisecond), time.Second))
-	}
-	return st
-}
-
-func (st *stopper) stop() {
-	st.poll.Stop()
-	if st.idle != nil {
-		st.idle.Stop()
-	}
-	if st.total != nil {
-		st.total.Stop()
-	}
-}
-
-func (st *stopper) totalC() <-chan time.Time {
-	if st.total == nil {
-		return nil
-	}
-	return st.total.C
-}
-
-func (st *stopper) idleC() <-chan time.Time {
-	if st.idle == nil {
-		return nil
-	}
-	return st.idle.C
-}
-
-// wait blocks until done yields, the agent exits, or a reason to stop
-// fires; it returns the reason (nil for the other two) and which it was.
-func (st *stopper) next(done <-chan struct{}) (*ending, bool) {
-	a, sp := st.a, st.a.run.Spec
-	for {
-		select {
-		case <-done:
-			return nil, false
-		case <-a.p.Done():
-			return nil, true
-		case sig := <-a.s.Signals:
-			return &ending{session.Killed, session.FailInterrupted, fmt.Sprintf("interrupted by %s", sigName(sig))}, false
-		case <-st.totalC():
-			a.ev.Emit(events.TimeoutHit, map[string]any{"kind": "total", "timeout_ms": sp.Timeout.Milliseconds()})
-			return &ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("timed out after %s", sp.Timeout)}, false
-		case <-st.idleC():
-			if time.Since(time.Unix(0, a.lastRead.Load())) >= sp.IdleTimeout {
-				a.ev.Emit(events.TimeoutHit, map[string]any{"kind": "idle", "timeout_ms": sp.IdleTimeout.Milliseconds()})
-				return &ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)}, false
-			}
-		case <-st.poll.C:
-			if req := a.s.killRequested(sp.SessionID); req != "" {
-				return &ending{session.Killed, session.FailKilled, req}, false
-			}
-		}
-	}
-}
-
-// watchSetup waits for initialize and session/new; it returns the setup's
-// error, or why csa stopped the run meanwhile.
-func (a *acpRun) watchSetup(done <-chan error) (*ending, error) {
-	st := a.newStopper()
-	defer st.stop()
-	var err error
-	ready := make(chan struct{})
-	go func() { err = <-done; close(ready) }()
-	end, exited := st.next(ready)
-	switch {
-	case end != nil:
-		a.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "during": "acp set-up"})
-		return end, nil
-	case exited:
-		// Give the connection a moment to report the agent's own answer.
-		select {
-		case <-ready:
-			if err != nil {
-				return nil, err
-			}
-		case <-time.After(200 * time.Millisecond):
-		}
-		return nil, &acp.SetupError{Step: "start", Err: errors.New("the agent exited during set-up")}
-	}
-	return nil, err
-}
-
-// watchTurn waits for the prompt's turn to end. On a stop it sends
-// session/cancel and gives the turn a moment to end by itself; the caller
-// then ends the agent's whole group. A second signal skips the wait.
-func (a *acpRun) watchTurn(done <-chan acpTurn) (*ending, acpTurn) {
-	st := a.newStopper()
-	defer st.stop()
-	var t acpTurn
-	ended := make(chan struct{})
-	go func() { t = <-done; close(ended) }()
-	end, exited := st.next(ended)
-	switch {
-	case end == nil && exited:
-		select {
-		case <-ended:
-		case <-time.After(500 * time.Millisecond):
-			return nil, acpTurn{err: errors.New("the ACP agent exited during the turn")}
-		}
-		return nil, t
-	case end == nil:
-		return nil, t
-	}
-	err := a.client.Cancel(context.Background())
-	a.ev.Emit(events.SignalSent, map[string]any{"signal": "session/cancel", "reason": end.message, "error": errString(err)})
+// cancelTurn sends session/cancel and gives the turn a moment to end by
+// itself; the caller then ends the agent's whole group. A second interrupt
+// skips the wait.
+func (l *life) cancelTurn(ctx context.Context, client *acp.Client, end *ending, done <-chan struct{}, turns <-chan acpTurn) acpTurn {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), acpCancelWait)
+	defer cancel()
+	err := client.Cancel(cctx)
+	l.ev.Emit(events.SignalSent, map[string]any{"signal": "session/cancel", "reason": end.message, "error": errString(err)})
 	wait := time.NewTimer(acpCancelWait)
 	defer wait.Stop()
 	select {
-	case <-ended:
-	case <-a.p.Done():
-	case <-a.s.Signals:
+	case <-done:
+	case <-l.p.Done():
+	case <-interrupt.Again(ctx):
 	case <-wait.C:
 	}
-	a.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": a.run.Spec.Grace.Milliseconds()})
+	l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": l.run.Spec.Grace.Milliseconds()})
 	select {
-	case <-ended:
-		return end, t
+	case <-done:
+		return <-turns
 	default:
-		return end, acpTurn{}
+		return acpTurn{}
 	}
 }
 
@@ -380,18 +276,18 @@ func errString(err error) string {
 }
 
 // outcome classifies a turn that ended without csa stopping it.
-func (a *acpRun) outcome(res acp.Result, err error) *ending {
-	id := a.run.Spec.SessionID
+func (l *life) outcome(client *acp.Client, res acp.Result, err error) *ending {
+	s, id := l.s, l.run.Spec.SessionID
 	if err != nil {
 		select {
-		case <-a.client.Done():
+		case <-client.Done():
 			err = fmt.Errorf("the ACP agent's connection ended during the turn (%w)", err)
 		default:
 		}
-		evidence := err.Error() + "\n" + a.s.stderrTail(id)
+		evidence := err.Error() + "\n" + s.stderrTail(id)
 		f := agents.Classify(evidence, 1)
 		msg := err.Error()
-		if t := lastLine(a.s.stderrTail(id)); t != "" && f.Class == session.FailCrashed {
+		if t := lastLine(s.stderrTail(id)); t != "" && f.Class == session.FailCrashed {
 			msg += ": " + t
 		}
 		return &ending{session.Failed, f.Class, msg}

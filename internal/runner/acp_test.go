@@ -18,6 +18,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -105,7 +106,7 @@ func (a *procAgent) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (
 
 // acpRunFor prepares a claude-code run over the fake ACP agent in mode;
 // its CLI fallback prints a stream-json answer and leaves a marker.
-func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, chan os.Signal) {
+func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, context.Context, func(os.Signal)) {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := session.Open(filepath.Join(dir, "sessions"))
@@ -131,9 +132,10 @@ func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, chan os.Si
 	if err != nil {
 		t.Fatal(err)
 	}
-	sigs := make(chan os.Signal, 2)
-	sup := &Supervisor{Store: store, Signals: sigs, BaseEnv: os.Environ(), Now: time.Now, Stdout: io.Discard}
-	return sup, run, dir, sigs
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t.Cleanup(func() { cancel(nil) })
+	sup := &Supervisor{Store: store, BaseEnv: os.Environ(), Now: time.Now, Stdout: io.Discard}
+	return sup, run, dir, ctx, func(sig os.Signal) { cancel(&interrupt.Signal{Sig: sig}) }
 }
 
 func readEvents(s *Supervisor, id string) string {
@@ -142,10 +144,10 @@ func readEvents(s *Supervisor, id string) string {
 }
 
 func TestACPRun(t *testing.T) {
-	sup, run, dir, _ := acpRunFor(t, "ok")
+	sup, run, dir, ctx, _ := acpRunFor(t, "ok")
 	var out bytes.Buffer
 	sup.Stdout = &out
-	st, err := sup.Supervise(run)
+	st, err := sup.Supervise(ctx, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +169,8 @@ func TestACPRun(t *testing.T) {
 }
 
 func TestACPFallbackOnSetupFailure(t *testing.T) {
-	sup, run, dir, _ := acpRunFor(t, "init-fail")
-	st, err := sup.Supervise(run)
+	sup, run, dir, ctx, _ := acpRunFor(t, "init-fail")
+	st, err := sup.Supervise(ctx, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +187,8 @@ func TestACPFallbackOnSetupFailure(t *testing.T) {
 }
 
 func TestACPNoFallbackAfterPrompt(t *testing.T) {
-	sup, run, dir, _ := acpRunFor(t, "die")
-	st, err := sup.Supervise(run)
+	sup, run, dir, ctx, _ := acpRunFor(t, "die")
+	st, err := sup.Supervise(ctx, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,17 +201,17 @@ func TestACPNoFallbackAfterPrompt(t *testing.T) {
 }
 
 func TestACPInterruptCancelsThenEndsGroup(t *testing.T) {
-	sup, run, dir, sigs := acpRunFor(t, "hang")
+	sup, run, dir, ctx, signal := acpRunFor(t, "hang")
 	done := make(chan *session.State, 1)
 	go func() {
-		st, err := sup.Supervise(run)
+		st, err := sup.Supervise(ctx, run)
 		if err != nil {
 			t.Error(err)
 		}
 		done <- st
 	}()
 	waitTurn(t, sup, run.Spec.SessionID)
-	sigs <- syscall.SIGINT
+	signal(syscall.SIGINT)
 	var st *session.State
 	select {
 	case st = <-done:
@@ -285,13 +287,13 @@ func TestACPTimeoutAndKillRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sup, run, dir, _ := acpRunFor(t, "hang")
+			sup, run, dir, ctx, _ := acpRunFor(t, "hang")
 			if tc.setup != nil {
 				tc.setup(run)
 			}
 			done := make(chan *session.State, 1)
 			go func() {
-				st, err := sup.Supervise(run)
+				st, err := sup.Supervise(ctx, run)
 				if err != nil {
 					t.Error(err)
 				}

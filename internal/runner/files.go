@@ -1,15 +1,12 @@
 package runner
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/session"
-	"golang.org/x/sys/unix"
 )
 
 // The session files a supervisor reads and writes besides the state.
@@ -110,14 +107,4 @@ func stdinReader(f *os.File) io.Reader {
 		return nil
 	}
 	return f
-}
-
-func sigName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		if n := unix.SignalName(s); n != "" {
-			return n
-		}
-		return fmt.Sprintf("signal %d", int(s))
-	}
-	return sig.String()
 }

@@ -29,7 +29,10 @@ type Pane struct {
 // spec, the agent's environment, hook settings and first turn record. The
 // supervisor lock is held until StartPane hands it to the pane wrapper.
 func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
-	st := newState(req, now)
+	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
+	if err != nil {
+		return nil, err
+	}
 	dir := store.Dir(st.ID)
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
@@ -37,6 +40,8 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
 	if err != nil {
+		h.Release()
+		store.Remove(st.ID)
 		return nil, err
 	}
 	st.Interactive = &session.Interactive{
@@ -44,10 +49,6 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	}
 	describe(st, req, agents.Invocation{Args: inv.Args, ProviderSessionID: inv.ProviderSessionID})
 	st.PromptVia = "argv"
-	h, err := store.Create(st.ID)
-	if err != nil {
-		return nil, err
-	}
 	sp := &Spec{
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), Cwd: req.Cwd,

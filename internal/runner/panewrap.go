@@ -1,22 +1,25 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	ossignal "os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/transport"
 )
 
 // cpuNoise is the CPU growth (clock ticks per heartbeat, 5% of a core) an
@@ -29,9 +32,10 @@ const cpuNoise = 5
 // It takes the session's supervisor lock from `csa run -i`, starts the
 // agent as the terminal's foreground job, writes a heartbeat with the CPU
 // of the agent's process tree, and when the agent exits records a done file
-// (run id and exit status) and the session's end. It returns the agent's
-// exit status.
-func RunPane(store *session.Store, id string, now func() time.Time) int {
+// (run id and exit status) and the session's end. ctx ends on SIGTERM,
+// SIGHUP or SIGQUIT (csa kill, a closed pane), which end the agent; SIGINT
+// typed in the pane is the agent's own. It returns the agent's exit status.
+func RunPane(ctx context.Context, store *session.Store, id string, sup *Supervisor) int {
 	dir := store.Dir(id)
 	h, err := lock.AcquireWait(store.Path(id, session.SupervisorLock), 10*time.Second)
 	if err != nil {
@@ -44,139 +48,116 @@ func RunPane(store *session.Store, id string, now func() time.Time) int {
 		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
 		return 1
 	}
-	// SIGINT (Ctrl-C typed in the pane) is the agent's to handle; SIGHUP
-	// (pane closed) and SIGTERM (csa kill) end the agent.
-	sigs := make(chan os.Signal, 4)
-	ossignal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCONT)
-	w := &paneWrapper{sup: &Supervisor{Store: store, Now: now}, r: run, dir: dir, sigs: sigs}
-	return w.serve()
+	// SIGCONT: resumed after a stop, the heartbeat shows it at once.
+	cont := make(chan os.Signal, 1)
+	ossignal.Notify(cont, syscall.SIGCONT)
+	defer func() { ossignal.Stop(cont); close(cont) }()
+	sup.Store = store
+	w := &paneWrapper{sup: sup, r: run, dir: dir, cont: cont}
+	return w.serve(ctx)
 }
 
 type paneWrapper struct {
 	sup  *Supervisor
 	r    *Run
 	dir  string
-	sigs chan os.Signal
+	cont chan os.Signal
 }
 
-func (w *paneWrapper) serve() int {
+func (w *paneWrapper) serve(ctx context.Context) int {
 	defer w.r.Release()
-	sp, st, store := w.r.Spec, w.r.State, w.sup.Store
+	sp, st := w.r.Spec, w.r.State
 	envPath := filepath.Join(w.dir, interactive.EnvFile)
 	base, err := os.ReadFile(envPath)
 	os.Remove(envPath) // it may hold secrets: read once
-	ev, evErr := events.OpenWriter(store.Path(sp.SessionID, session.EventsFile), w.sup.Now)
+	l, evErr := w.sup.begin(w.r, map[string]any{"tool": sp.Tool, "depth": st.Depth, "parent_id": st.ParentID, "interactive": true})
 	if evErr != nil {
 		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", evErr)
 		return 1
 	}
-	defer ev.Close()
-	ev.Emit(events.SessionCreated, map[string]any{"tool": sp.Tool, "depth": st.Depth, "parent_id": st.ParentID, "interactive": true})
+	defer l.close()
 	if err != nil {
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot read the agent's environment: " + err.Error()}, nil)
+		return w.end(l, nil, &ending{session.Failed, session.FailStart, "cannot read the agent's environment: " + err.Error()})
 	}
-	if req := w.sup.killRequested(sp.SessionID); req != "" {
-		return w.end(ev, nil, &ending{session.Killed, session.FailKilled, req}, nil)
+	if end := l.killedEarly(); end != nil {
+		return w.end(l, nil, end)
 	}
-	prog, args, group, err := confine(sp)
-	if err != nil {
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, "cannot set up resource limits: " + err.Error()}, nil)
-	}
-	p, err := proc.Start(proc.Spec{
-		Path: prog, Args: args, Dir: sp.Cwd, InTerminal: true,
-		Env:   childEnv(decodeEnv(base), st, w.dir, sp.Env),
+	err = l.start(proc.Spec{
+		Dir: sp.Cwd, InTerminal: true, Env: ChildEnv(decodeEnv(base), st, w.dir, sp.Env),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-	})
-	if err != nil {
-		measure(group, nil, nil)
-		fmt.Fprintln(os.Stderr, "csa:", err)
-		return w.end(ev, nil, &ending{session.Failed, session.FailStart, err.Error()}, nil)
+	}, sp.Program, sp.Args, map[string]any{"transport": transport.Tmux})
+	if err == nil {
+		err = l.running(func(cur *session.State) { cur.Interactive.PanePID = os.Getpid() })
 	}
-	if _, err := w.sup.update(w.r, func(cur *session.State) error {
-		cur.PID, cur.PGID, cur.SupervisorPID, cur.StartedAt = p.Pid, syscall.Getpgrp(), os.Getpid(), w.sup.Now().UTC()
-		cur.Interactive.PanePID = os.Getpid()
-		cur.Turns++
-		return cur.Move(session.Running)
-	}); err != nil {
-		p.Terminate(sp.Grace)
-		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "csa:", err)
+		var se *startError
+		if errors.As(err, &se) {
+			return w.end(l, nil, &ending{session.Failed, session.FailStart, se.msg})
+		}
 		return 1
 	}
-	ev.Emit(events.ProcessStarted, map[string]any{"pid": p.Pid, "program": sp.Program, "sandbox": sp.Sandbox.Plan.Layer})
-	var sampler *resource.Sampler
-	if iv := sp.Sandbox.SampleInterval; iv > 0 {
-		sampler = resource.StartSampler(p.Pid, iv)
-	}
-	interactive.Append(w.dir, interactive.EvAgentStarted, map[string]any{"pid": p.Pid, "wrapper_pid": os.Getpid()})
+	interactive.Append(w.dir, interactive.EvAgentStarted, map[string]any{"pid": l.p.Pid, "wrapper_pid": os.Getpid()})
 
-	end := w.watch(p, ev)
-	ps := p.Wait()
+	hb := &heartbeat{path: filepath.Join(w.dir, interactive.HeartbeatFile), pid: l.p.Pid}
+	hb.beat()
+	go func() {
+		for range w.cont {
+			hb.beat()
+		}
+	}()
+	end, _ := l.watch(ctx, watchOpts{
+		stop: func(e *ending) {
+			interactive.Append(w.dir, interactive.EvSignal, map[string]any{"reason": e.message})
+			l.stopGroup(e)
+		},
+		kill:      func() { l.p.Signal(syscall.SIGKILL) },
+		tick:      hb.beat,
+		tickEvery: interactive.HeartbeatInterval,
+	})
+	ps := l.p.Wait()
 	// Whatever the agent left in its tree goes with it.
 	for _, pid := range proc.TaggedMembers(syscall.Getpgrp(), EnvSessionID+"="+sp.SessionID) {
 		if pid != os.Getpid() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	used := measure(group, sampler, ps)
-	return w.end(ev, ps, end, &streams{used: &used})
+	if end == nil {
+		end = l.killedEarly()
+	}
+	return w.end(l, ps, end)
 }
 
-// watch writes heartbeats until the agent exits, and ends it on SIGTERM or
-// SIGHUP (two-phase, with the session's grace).
-func (w *paneWrapper) watch(p *proc.Process, ev *events.Writer) *ending {
-	hbPath := filepath.Join(w.dir, interactive.HeartbeatFile)
-	hb := interactive.Heartbeat{AgentPID: p.Pid}
-	beat := func() {
-		ticks, n := proc.TreeCPUOf(p.Pid)
-		now := time.Now().UTC()
-		if hb.CPUActiveAt.IsZero() || ticks-hb.CPUTicks > cpuNoise {
-			hb.CPUActiveAt = now
-		}
-		hb.At, hb.CPUTicks, hb.Procs = now, ticks, n
-		interactive.WriteJSON(hbPath, &hb)
+// heartbeat is the pane wrapper's proof of life, with the CPU of the
+// agent's process tree.
+type heartbeat struct {
+	path string
+	pid  int
+	mu   sync.Mutex
+	hb   interactive.Heartbeat
+}
+
+func (h *heartbeat) beat() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ticks, n := proc.TreeCPUOf(h.pid)
+	now := time.Now().UTC()
+	if h.hb.CPUActiveAt.IsZero() || ticks-h.hb.CPUTicks > cpuNoise {
+		h.hb.CPUActiveAt = now
 	}
-	beat()
-	t := time.NewTicker(interactive.HeartbeatInterval)
-	defer t.Stop()
-	var end *ending
-	for {
-		select {
-		case <-p.Done():
-			return end
-		case <-t.C:
-			beat()
-		case sig := <-w.sigs:
-			switch sig {
-			case syscall.SIGINT:
-				continue
-			case syscall.SIGCONT: // resumed after a stop: show it at once
-				beat()
-				continue
-			}
-			interactive.Append(w.dir, interactive.EvSignal, map[string]any{"signal": sigName(sig)})
-			if end != nil {
-				p.Signal(syscall.SIGKILL)
-				continue
-			}
-			end = &ending{session.Killed, session.FailInterrupted, "pane wrapper got " + sigName(sig)}
-			if req := w.sup.killRequested(w.r.Spec.SessionID); req != "" {
-				end = &ending{session.Killed, session.FailKilled, req}
-			}
-			ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message})
-			go p.Terminate(w.r.Spec.Grace)
-		}
-	}
+	h.hb.At, h.hb.AgentPID, h.hb.CPUTicks, h.hb.Procs = now, h.pid, ticks, n
+	interactive.WriteJSON(h.path, &h.hb)
 }
 
 // end records the done file and the session's end, and returns the exit
 // status for the pane.
-func (w *paneWrapper) end(ev *events.Writer, ps *os.ProcessState, end *ending, res *streams) int {
+func (w *paneWrapper) end(l *life, ps *os.ProcessState, end *ending) int {
 	done := interactive.Done{RunID: w.r.State.Interactive.RunID, ExitCode: -1, At: time.Now().UTC()}
 	code := 1
 	if ps != nil {
 		code = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			done.Signal = sigName(ws.Signal())
+			done.Signal = interrupt.Name(ws.Signal())
 			code = 128 + int(ws.Signal())
 		}
 		done.ExitCode = code
@@ -189,7 +170,7 @@ func (w *paneWrapper) end(ev *events.Writer, ps *os.ProcessState, end *ending, r
 	if t, err := interactive.ReadTurns(w.dir); err == nil {
 		out.Result, out.ProviderSessionID = t.LastMessage, t.ProviderSession
 	}
-	if _, err := w.sup.finish(w.r, ev, ps, end, out, res); err != nil {
+	if _, err := l.finish(ps, end, out, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
 	}
 	return code

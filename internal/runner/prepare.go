@@ -39,6 +39,8 @@ type Request struct {
 	// ACPProgram, when set, runs the tool's ACP agent (the CLI stays the
 	// fallback while the connection is set up).
 	ACPProgram string
+	// GiveUpAfterRetries: see Spec.
+	GiveUpAfterRetries int
 	// resume is the provider session a resumed turn continues.
 	resume string
 }
@@ -84,12 +86,12 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := newState(req, now)
-	describe(st, req, inv)
-	h, err := store.Create(st.ID)
+	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
 		return nil, err
 	}
+	st.Tier = req.Tier
+	describe(st, req, inv)
 	r, err := finishPrepare(store, st, req, inv, h, req.Detached)
 	if err != nil {
 		store.Remove(st.ID)
@@ -164,7 +166,7 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
-		ACP: acpSpec(req, req.resume),
+		ACP: acpSpec(req, req.resume), GiveUpAfterRetries: req.GiveUpAfterRetries,
 	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index
@@ -238,14 +240,22 @@ func Adopt(store *session.Store, id string, h *lock.Holder) (*Run, error) {
 	return r, nil
 }
 
-// newState is a new pending session of req, with its genealogy.
-func newState(req Request, now time.Time) *session.State {
+// NewSession is the one place a session is born: a new pending state of
+// tool with the caller's genealogy, its directory, and its supervisor lock,
+// taken before any state is written (so the session is never mistaken for
+// a crashed one) and held by the caller until it hands it on. Nothing is
+// saved yet.
+func NewSession(store *session.Store, tool string, parent *Parent, root string, now time.Time) (*session.State, *lock.Holder, error) {
 	st := &session.State{
-		ID: session.NewID(now), Tool: string(req.Tool), Status: session.Pending,
-		ProjectRoot: req.ProjectRoot, CreatedAt: now.UTC(), Tier: req.Tier,
+		ID: session.NewID(now), Tool: tool, Status: session.Pending, ProjectRoot: root, CreatedAt: now.UTC(),
 	}
-	if p := req.Parent; p != nil {
+	if p := parent; p != nil {
 		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1
+		st.ParentUnknown = p.SessionID == ""
 	}
-	return st
+	h, err := store.Create(st.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, h, nil
 }

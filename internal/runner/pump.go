@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"sync/atomic"
-	"time"
 )
 
 // pump copies one output stream of the program: every byte to the log (up
@@ -13,12 +11,12 @@ import (
 // stalls), to the live writer while it accepts them, and, for stdout, line
 // by line to the adapter's parser.
 type pump struct {
-	src      *os.File
-	log      io.Writer
-	live     io.Writer
-	maxLog   int64
-	lines    func([]byte) // nil for stderr
-	lastRead *atomic.Int64
+	src    *os.File
+	log    io.Writer
+	live   io.Writer
+	maxLog int64
+	lines  func([]byte) // nil: the stream is only recorded
+	touch  func()       // output arrived (the idle clock)
 
 	written   int64 // bytes in the log
 	total     int64 // bytes read
@@ -36,7 +34,9 @@ func (p *pump) run(done chan<- struct{}) {
 	for {
 		n, err := p.src.Read(buf)
 		if n > 0 {
-			p.lastRead.Store(time.Now().UnixNano())
+			if p.touch != nil {
+				p.touch()
+			}
 			p.consume(buf[:n])
 		}
 		if err != nil {

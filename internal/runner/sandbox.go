@@ -12,17 +12,16 @@ import (
 
 // confine creates the run's cgroup where its layer has one, and wraps the
 // program so that it starts inside its limits.
-func confine(sp *Spec) (prog string, args []string, g *resource.Group, err error) {
-	sb := sp.Sandbox
+func confine(id string, sb Sandbox, program string, argv []string) (prog string, args []string, g *resource.Group, err error) {
 	switch sb.Plan.Layer {
 	case resource.LayerCgroup1, resource.LayerCgroup2:
-		if g, err = resource.NewGroup(sb.Caps, sb.Plan.Layer, sp.SessionID, sb.Plan.Limits); err != nil {
+		if g, err = resource.NewGroup(sb.Caps, sb.Plan.Layer, id, sb.Plan.Limits); err != nil {
 			return "", nil, nil, err
 		}
 	case "", resource.LayerNone:
-		return sp.Program, sp.Args, nil, nil
+		return program, argv, nil, nil
 	}
-	prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(sp.SessionID), sp.Program, sp.Args)
+	prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(id), program, argv)
 	return prog, args, g, nil
 }
 

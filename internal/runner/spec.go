@@ -48,6 +48,10 @@ type Spec struct {
 	// ReadyHook: the agent reports being up (then csa waits for that).
 	ReadyDelay time.Duration `json:"ready_delay,omitempty"`
 	ReadyHook  bool          `json:"ready_hook,omitempty"`
+	// GiveUpAfterRetries stops the run, rate_limited, once the agent has
+	// retried a rate-limited request this many times in a row (0: never):
+	// a tier fails over sooner than the program would give up.
+	GiveUpAfterRetries int `json:"give_up_after_retries,omitempty"`
 }
 
 // Sandbox is the resource control of a run.
@@ -103,8 +107,9 @@ var stripped = []string{
 	"PWD", "OLDPWD",
 }
 
-// Parent is the calling session, read from the environment of a csa that
-// runs inside an agent.
+// Parent is the caller, read from the environment of a csa that runs
+// inside an agent: its session (SessionID "" when only its depth is known)
+// and its depth.
 type Parent struct {
 	SessionID   string
 	Tool        string
@@ -112,28 +117,45 @@ type Parent struct {
 	ProjectRoot string
 }
 
-// ParentFromEnv reads the caller's genealogy. A malformed CSA_DEPTH is an
-// error: guessing would defeat the recursion limit.
-func ParentFromEnv(getenv func(string) string) (*Parent, error) {
-	raw := getenv(EnvSessionID)
-	if raw == "" {
-		return nil, nil
+// Describe names the parent for messages.
+func (p *Parent) Describe() string {
+	if p.SessionID == "" {
+		return fmt.Sprintf("%s=%d without %s", EnvDepth, p.Depth, EnvSessionID)
 	}
-	id, err := session.NormalizePrefix(raw)
-	if err != nil || len(id) != session.IDLen {
-		return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, raw)
-	}
-	d, err := strconv.Atoi(getenv(EnvDepth))
-	if err != nil || d < 0 {
-		return nil, fmt.Errorf("%s=%q is not a depth", EnvDepth, getenv(EnvDepth))
-	}
-	return &Parent{SessionID: id, Tool: getenv(EnvTool), Depth: d, ProjectRoot: getenv(EnvProjectRoot)}, nil
+	return "parent session " + p.SessionID
 }
 
-// childEnv is base without the stripped variables, plus the spec's own
-// additions, plus the genealogy of st last: the last value of a name wins,
-// and no configured variable may fake the genealogy (or the depth limit).
-func childEnv(base []string, st *session.State, sessionDir string, extra []string) []string {
+// ParentFromEnv reads the caller's genealogy. Whenever CSA_DEPTH is set
+// the depth holds, with or without CSA_SESSION_ID: a missing parent id is
+// recorded, never a reason to forget the depth (the recursion limit would
+// fail open). A malformed value is an error: guessing would defeat the
+// limit too.
+func ParentFromEnv(getenv func(string) string) (*Parent, error) {
+	raw, rawDepth := getenv(EnvSessionID), getenv(EnvDepth)
+	if raw == "" && rawDepth == "" {
+		return nil, nil
+	}
+	d, err := strconv.Atoi(rawDepth)
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("%s=%q is not a depth", EnvDepth, rawDepth)
+	}
+	p := &Parent{Tool: getenv(EnvTool), Depth: d, ProjectRoot: getenv(EnvProjectRoot)}
+	if raw != "" {
+		id, err := session.NormalizePrefix(raw)
+		if err != nil || len(id) != session.IDLen {
+			return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, raw)
+		}
+		p.SessionID = id
+	}
+	return p, nil
+}
+
+// ChildEnv is the environment of a session's program: base without the
+// stripped variables, plus extra (the tool's own), plus the genealogy of
+// st last: the last value of a name wins, and no configured variable may
+// fake the genealogy (or the depth limit). It is the one place a child's
+// csa environment is built.
+func ChildEnv(base []string, st *session.State, sessionDir string, extra []string) []string {
 	env := make([]string, 0, len(base)+len(extra)+len(stripped))
 	for _, kv := range base {
 		if !isStripped(kv) {

@@ -26,7 +26,9 @@ func TestParentFromEnv(t *testing.T) {
 		wantErr string // substring; "" for success
 	}{
 		{"unset", map[string]string{}, nil, ""},
-		{"unset id ignores depth", map[string]string{EnvDepth: "garbage", EnvTool: "codex"}, nil, ""},
+		// The depth holds without a parent id: the limit must not fail open.
+		{"depth without an id", map[string]string{EnvDepth: "5", EnvTool: "codex"}, &Parent{Tool: "codex", Depth: 5}, ""},
+		{"malformed depth without an id", map[string]string{EnvDepth: "garbage", EnvTool: "codex"}, nil, EnvDepth},
 		{"valid", map[string]string{EnvSessionID: testID, EnvDepth: "2", EnvTool: "codex", EnvProjectRoot: "/p"},
 			&Parent{SessionID: testID, Tool: "codex", Depth: 2, ProjectRoot: "/p"}, ""},
 		{"depth zero", map[string]string{EnvSessionID: testID, EnvDepth: "0"},
@@ -124,7 +126,7 @@ func TestChildEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := childEnv(base, tt.st, "/state/"+testID, tt.extra)
+			env := ChildEnv(base, tt.st, "/state/"+testID, tt.extra)
 			m, n := envMap(env)
 			for k, v := range tt.want {
 				if m[k] != v {
@@ -154,7 +156,7 @@ func TestChildEnv(t *testing.T) {
 		})
 	}
 	if !reflect.DeepEqual(base, baseCopy) {
-		t.Error("childEnv modified its base environment")
+		t.Error("ChildEnv modified its base environment")
 	}
 }
 

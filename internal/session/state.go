@@ -110,6 +110,9 @@ type State struct {
 	Depth      int    `toml:"depth" json:"depth"`
 	ParentID   string `toml:"parent_id,omitempty" json:"parent_id,omitempty"`
 	ParentTool string `toml:"parent_tool,omitempty" json:"parent_tool,omitempty"`
+	// ParentUnknown: the caller gave its depth (CSA_DEPTH) but no session
+	// id, so the depth counts while the parent cannot be named.
+	ParentUnknown bool `toml:"parent_unknown,omitempty" json:"parent_unknown,omitempty"`
 
 	CreatedAt time.Time `toml:"created_at" json:"created_at"`
 	StartedAt time.Time `toml:"started_at" json:"started_at,omitempty"`
@@ -140,6 +143,9 @@ type State struct {
 	OutputBytes       int64  `toml:"output_bytes" json:"output_bytes"`
 	OutputTruncated   bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
 	Turns             int    `toml:"turns,omitempty" json:"turns,omitempty"`
+	// AgentRetries counts the model requests the agent retried by itself
+	// in the last turn (as it reported them).
+	AgentRetries int `toml:"agent_retries,omitempty" json:"agent_retries,omitempty"`
 
 	// Tier and the attempts that failed over before this session, if it
 	// was chosen from a tier.

@@ -6,8 +6,17 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
+
+// Signals annotates a command whose signals differ from the default (the
+// first SIGINT, SIGTERM or SIGHUP cancels its context).
+const Signals = "csa/signals"
+
+// SignalsPane: SIGINT is the agent's in the terminal; SIGTERM, SIGHUP and
+// SIGQUIT end the command.
+const SignalsPane = "pane"
 
 // Exit codes, the documented contract of every command.
 const (
@@ -65,6 +74,8 @@ func Classify(err error) (code string, exit int) {
 		return "config", ExitUsage
 	case errors.As(err, &tool):
 		return "unknown_tool", ExitUsage
+	case interrupt.Is(err):
+		return "interrupted", ExitInterrupted
 	}
 	return "internal", ExitFailed
 }

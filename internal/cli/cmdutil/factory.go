@@ -22,9 +22,6 @@ type Factory struct {
 	Now     func() time.Time
 	// Executable is csa's own path, for starting detached supervisors.
 	Executable func() (string, error)
-	// Signals starts delivery of SIGINT, SIGTERM and SIGHUP to a channel;
-	// only commands that supervise a program ask for it.
-	Signals func() <-chan os.Signal
 	// JSON is the global --json flag.
 	JSON bool
 }

@@ -4,6 +4,7 @@
 package debate
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,7 +33,7 @@ type Options struct {
 const ReportFile = "debate.json"
 
 // NewCmd builds the command; runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "debate [--rounds N] [QUESTION | - | -f FILE]",
@@ -52,12 +53,12 @@ verdict is the critic's last.
 Exit status: 0 agree, 1 revise or reject, 2 no verdict (the critic gave
 none, or a sub-agent failed) or a usage error, 3 refused before start,
 130 interrupted.`,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args = args
 			if runF != nil {
-				return runF(o)
+				return runF(cmd.Context(), o)
 			}
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().IntVarP(&o.Rounds, "rounds", "r", 2, "the most rounds (1-10); each is a proposal and its critique")
@@ -67,7 +68,7 @@ none, or a sub-agent failed) or a usage error, 3 refused before start,
 }
 
 // Run holds the debate and exits with its verdict.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	question, err := o.question()
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func Run(o *Options) error {
 	if err := team.CheckDepth("debate"); err != nil {
 		return err
 	}
-	crew, err := team.Begin(review.KindDebate, []string{"--rounds", strconv.Itoa(o.Rounds)}, question, o.Timeout)
+	crew, err := team.Begin(ctx, review.KindDebate, []string{"--rounds", strconv.Itoa(o.Rounds)}, question, o.Timeout)
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,17 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "__pane --sessions DIR ID",
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		// SIGINT typed in the pane is the agent's.
+		Annotations: map[string]string{cmdutil.Signals: cmdutil.SignalsPane},
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {
 				return err
 			}
-			if code := runner.RunPane(store, id, f.Now); code != 0 {
+			exe, _ := f.Executable()
+			sup := &runner.Supervisor{Now: f.Now, Exe: exe}
+			if code := runner.RunPane(cmd.Context(), store, id, sup); code != 0 {
 				return &cmdutil.Silent{Exit: code}
 			}
 			return nil

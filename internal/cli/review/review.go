@@ -37,7 +37,7 @@ type Options struct {
 const ReportFile = "review.json"
 
 // NewCmd builds the command; runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "review [--diff | --range A..B | --branch B | --files F...] [--reviewers N] [--consensus STRATEGY]",
@@ -66,9 +66,9 @@ before start, 130 interrupted.`,
 			o.Args = args
 			o.reviewersSet = cmd.Flags().Changed("reviewers")
 			if runF != nil {
-				return runF(o)
+				return runF(cmd.Context(), o)
 			}
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -83,7 +83,7 @@ before start, 130 interrupted.`,
 }
 
 // Run reviews the change and exits with the combined verdict.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	mode, ref, err := o.mode()
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func Run(o *Options) error {
 	case o.Timeout < 0:
 		return cmdutil.Usagef("--timeout cannot be negative")
 	}
-	change, err := review.Collect(context.Background(), team.Cwd, o.F.Environ(), mode, ref, o.files())
+	change, err := review.Collect(ctx, team.Cwd, o.F.Environ(), mode, ref, o.files())
 	var ue *review.UsageError
 	switch {
 	case errors.Is(err, review.ErrNothing):
@@ -125,7 +125,7 @@ func Run(o *Options) error {
 		return err
 	}
 	prompt := review.ReviewPrompt(change)
-	crew, err := team.Begin(review.KindReview, o.record(mode, ref, n, strategy), prompt, o.Timeout)
+	crew, err := team.Begin(ctx, review.KindReview, o.record(mode, ref, n, strategy), prompt, o.Timeout)
 	if err != nil {
 		return err
 	}

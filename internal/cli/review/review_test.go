@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ func parse(t *testing.T, args ...string) *Options {
 	t.Helper()
 	f := &cmdutil.Factory{IO: &cmdutil.IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
 	var got *Options
-	cmd := NewCmd(f, func(o *Options) error { got = o; return nil })
+	cmd := NewCmd(f, func(_ context.Context, o *Options) error { got = o; return nil })
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

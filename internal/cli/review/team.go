@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
@@ -98,8 +96,9 @@ type Crew struct {
 	kind   string
 }
 
-// Begin creates the session and starts watching for interruptions.
-func (t *Team) Begin(kind string, args []string, prompt string, timeout time.Duration) (*Crew, error) {
+// Begin creates the session and starts watching for `csa kill`; the
+// crew's context also ends with ctx (an interrupt).
+func (t *Team) Begin(ctx context.Context, kind string, args []string, prompt string, timeout time.Duration) (*Crew, error) {
 	store, err := t.F.Store(t.Root)
 	if err != nil {
 		return nil, err
@@ -117,49 +116,27 @@ func (t *Team) Begin(kind string, args []string, prompt string, timeout time.Dur
 	}
 	c := &Crew{Sess: sess, done: make(chan struct{}), f: t.F, kind: kind}
 	c.Runner = &review.Runner{
-		Exe: exe, Env: sess.ChildEnv(t.F.Environ()), Dir: t.Cwd, Timeout: timeout,
+		Exe: exe, Env: runner.ChildEnv(t.F.Environ(), sess.State, sess.Dir(), nil), Dir: t.Cwd, Timeout: timeout,
 		// Each child csa stops its agent within its own kill grace and
 		// records the end; it gets that and a margin.
 		Grace: t.Cfg.Defaults.KillGrace.Std() + 5*time.Second,
 	}
-	c.Ctx, c.cancel = context.WithCancelCause(context.Background())
-	var sigs <-chan os.Signal
-	if t.F.Signals != nil {
-		sigs = t.F.Signals()
-	}
-	go c.watch(sigs)
+	c.Ctx, c.cancel = context.WithCancelCause(ctx)
+	go c.watch()
 	return c, nil
 }
 
-// Interrupted errors, the causes of a crew's context.
-var (
-	errKilled = errors.New("killed by csa kill")
-)
+// errKilled is the cause of a crew's context ended by `csa kill`.
+var errKilled = errors.New("killed by csa kill")
 
-type signalled struct{ sig os.Signal }
-
-func (s signalled) Error() string {
-	name := s.sig.String()
-	switch s.sig {
-	case syscall.SIGINT:
-		name = "SIGINT"
-	case syscall.SIGTERM:
-		name = "SIGTERM"
-	case syscall.SIGHUP:
-		name = "SIGHUP"
-	}
-	return "interrupted by " + name
-}
-
-func (c *Crew) watch(sigs <-chan os.Signal) {
+func (c *Crew) watch() {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-c.done:
 			return
-		case sig := <-sigs:
-			c.cancel(signalled{sig})
+		case <-c.Ctx.Done():
 			return
 		case <-tick.C:
 			if c.Sess.KillRequested() {

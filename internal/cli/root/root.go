@@ -3,9 +3,9 @@
 package root
 
 import (
+	"context"
 	"errors"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +35,8 @@ import (
 	"github.com/csa-dev/csa/internal/cli/tiers"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
+	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // Version is set at build time.
@@ -53,6 +55,16 @@ group, recorded under the state directory, and able to call csa again.`,
 		SilenceErrors: true,
 	}
 	cmd.PersistentFlags().BoolVar(&f.JSON, "json", false, "machine-readable JSON output (errors too, on stderr)")
+	// The one context of the command: cancelled by the first SIGINT,
+	// SIGTERM or SIGHUP (a pane wrapper leaves SIGINT to its agent).
+	cmd.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		cancel, keep := interrupt.Terminal, []os.Signal(nil)
+		if c.Annotations[cmdutil.Signals] == cmdutil.SignalsPane {
+			cancel, keep = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}, []os.Signal{syscall.SIGINT}
+		}
+		ctx, _ := interrupt.Notify(c.Context(), cancel, keep)
+		c.SetContext(ctx)
+	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usagef("%v (see `%s --help`)", err, c.CommandPath())
 	})
@@ -85,15 +97,19 @@ group, recorded under the state directory, and able to call csa again.`,
 	return cmd
 }
 
-// Main runs csa with args and returns the process exit status.
-func Main(f *cmdutil.Factory, args []string) int {
+// Main runs csa with args under ctx and returns the process exit status.
+func Main(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	cmd := NewCmd(f)
 	cmd.SetArgs(args)
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
-	err := cmd.Execute()
+	ran, err := cmd.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
+	}
+	// A command that gave up because it was interrupted says so.
+	if sig, ok := interrupt.Cause(ran.Context()); ok && errors.Is(err, context.Canceled) {
+		err = sig
 	}
 	var silent *cmdutil.Silent
 	if errors.As(err, &silent) {
@@ -142,14 +158,14 @@ func jsonRequested(args []string) bool {
 
 // Entry is csa's main: the real process environment, the real streams.
 func Entry() int {
+	// The group keeper runs for the whole of every run: it starts before
+	// any of the command tree is built.
+	if len(os.Args) > 1 && os.Args[1] == proc.KeeperCommand {
+		return proc.KeeperMain(os.Args[2:])
+	}
 	f := &cmdutil.Factory{
 		IO: cmdutil.System(), Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,
 		Executable: os.Executable,
-		Signals: func() <-chan os.Signal {
-			c := make(chan os.Signal, 4)
-			signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-			return c
-		},
 	}
-	return Main(f, os.Args[1:])
+	return Main(context.Background(), f, os.Args[1:])
 }

@@ -1,10 +1,14 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -49,46 +53,69 @@ func ExitFor(s session.Status) int {
 	return cmdutil.ExitFailed
 }
 
-func (o *Options) foreground(store *session.Store, r *runner.Run) error {
-	st, err := o.supervise(store, r)
-	if err != nil {
-		return err
-	}
-	return o.finish(st)
-}
-
 // supervise runs a prepared session here and returns its final state.
-func (o *Options) supervise(store *session.Store, r *runner.Run) (*session.State, error) {
-	ios := o.F.IO
-	if o.signals == nil {
-		o.signals = o.F.Signals()
-	}
+func (j *job) supervise(ctx context.Context, r *runner.Run) (*session.State, error) {
+	ios := j.f.IO
+	exe, _ := j.f.Executable()
 	sup := &runner.Supervisor{
-		Store: store, Signals: o.signals, BaseEnv: o.F.Environ(), Now: o.F.Now,
-		Stdout: ios.Out, Stderr: ios.ErrOut,
+		Store: j.store, BaseEnv: j.f.Environ(), Now: j.f.Now, Exe: exe,
+		Stdout: ios.Out, Retries: j.showRetry(r.Spec.Tool, ios.ErrOut),
 	}
-	if o.F.JSON {
+	if j.o.Verbose {
+		sup.Stderr = ios.ErrOut
+	}
+	if j.f.JSON {
 		// stdout carries the one JSON answer; the program's output is
 		// shown on stderr only to a person watching.
-		sup.Stdout = nil
-		if !ios.ErrTTY {
-			sup.Stderr = nil
-		} else {
-			sup.Stdout = ios.ErrOut
+		sup.Stdout, sup.Stderr, sup.Retries = nil, nil, nil
+		if ios.ErrTTY {
+			sup.Stdout, sup.Retries = ios.ErrOut, j.showRetry(r.Spec.Tool, ios.ErrOut)
+			if j.o.Verbose {
+				sup.Stderr = ios.ErrOut
+			}
 		}
 	}
-	return sup.Supervise(r)
+	return sup.Supervise(ctx, r)
+}
+
+// showRetry tells a person each retry the agent makes by itself.
+func (j *job) showRetry(tool string, w io.Writer) func(agents.Retry) {
+	return func(r agents.Retry) {
+		fmt.Fprintln(w, "csa: "+tool+": "+describeRetry(r))
+	}
+}
+
+func describeRetry(r agents.Retry) string {
+	what := "a failed request"
+	switch {
+	case r.RateLimited && r.Status != 0:
+		what = fmt.Sprintf("rate limited (HTTP %d)", r.Status)
+	case r.RateLimited:
+		what = "rate limited"
+	case r.Status != 0:
+		what = fmt.Sprintf("HTTP %d", r.Status)
+	}
+	msg := what + ": the agent retries"
+	if r.Max > 0 {
+		msg += fmt.Sprintf(" (attempt %d of %d)", r.Attempt, r.Max)
+	} else if r.Attempt > 0 {
+		msg += fmt.Sprintf(" (attempt %d)", r.Attempt)
+	}
+	if r.DelayMS > 0 {
+		msg += fmt.Sprintf(" in %s", (time.Duration(r.DelayMS) * time.Millisecond).Round(100*time.Millisecond))
+	}
+	return msg
 }
 
 // finish prints the result and turns the state into csa's exit status.
-func (o *Options) finish(st *session.State) error {
-	ios := o.F.IO
-	if o.F.JSON {
+func (j *job) finish(st *session.State) error {
+	ios := j.f.IO
+	if j.f.JSON {
 		if err := ios.PrintJSON(NewResult(st)); err != nil {
 			return err
 		}
 	} else {
-		o.report(ios.ErrOut, st)
+		j.report(ios.ErrOut, st)
 	}
 	if code := ExitFor(st.Status); code != 0 {
 		return &cmdutil.Silent{Exit: code}
@@ -96,9 +123,14 @@ func (o *Options) finish(st *session.State) error {
 	return nil
 }
 
-// report tells a person how the run ended; failures are always told.
-func (o *Options) report(w io.Writer, st *session.State) {
-	if st.Status == session.Completed && !o.F.IO.ErrTTY {
+// stderrTailLines is how much of a failed program's standard error is
+// shown when it was not shown live.
+const stderrTailLines = 10
+
+// report tells a person how the run ended; failures are always told, with
+// the end of the program's standard error unless it was shown live.
+func (j *job) report(w io.Writer, st *session.State) {
+	if st.Status == session.Completed && !j.f.IO.ErrTTY {
 		return
 	}
 	msg := fmt.Sprintf("csa: session %s %s after %s", st.ID, st.Status, st.Duration(st.EndedAt).Round(time.Millisecond))
@@ -106,4 +138,32 @@ func (o *Options) report(w io.Writer, st *session.State) {
 		msg += ": " + st.Failure.Message
 	}
 	fmt.Fprintln(w, msg)
+	if st.Status == session.Completed || j.o.Verbose {
+		return
+	}
+	if tail := lastLines(j.store.Path(st.ID, session.StderrFile), stderrTailLines); tail != "" {
+		fmt.Fprintf(w, "csa: the end of its standard error (%s):\n%s\n", j.store.Path(st.ID, session.StderrFile), tail)
+	}
+}
+
+// lastLines is the last n lines of a file, indented.
+func lastLines(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const max = 8192
+	if fi, err := f.Stat(); err == nil && fi.Size() > max {
+		f.Seek(fi.Size()-max, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(strings.ToValidUTF8(string(b), "?"), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 1 && strings.TrimSpace(lines[0]) == "" {
+		return ""
+	}
+	return "  " + strings.Join(lines, "\n  ")
 }

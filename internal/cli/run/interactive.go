@@ -6,7 +6,6 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -23,22 +22,9 @@ type Spawned struct {
 	Attach      string         `json:"attach"`
 }
 
-// checkInteractive refuses the flags an interactive session cannot honour.
-func (o *Options) checkInteractive() error {
-	for flag, set := range map[string]bool{
-		"--detach (an interactive session always runs in the background)": o.Detach,
-		"--session": o.Session != "", "--tier": o.Tier != "", "--transport": o.Transport != "",
-		"--timeout": o.timeoutSet, "--idle-timeout": o.idleSet, "--wait": o.res.wait,
-	} {
-		if set {
-			return cmdutil.Usagef("%s cannot be used with -i", flag)
-		}
-	}
-	return nil
-}
-
 // spawn starts a prepared request in a tmux pane and returns at once.
-func (o *Options) spawn(cfg *config.Config, store *session.Store, req *runner.Request) error {
+func (j *job) spawn(ctx context.Context, req *runner.Request) error {
+	o, cfg, store := j.o, j.cfg, j.store
 	if n := len(req.Prompt); n > agents.MaxInteractivePrompt {
 		return cmdutil.Usagef("a first prompt of %d bytes is too long for the command line (max %d): start without one and use `csa send ID --text-file FILE --enter`", n, agents.MaxInteractivePrompt)
 	}
@@ -55,7 +41,7 @@ func (o *Options) spawn(cfg *config.Config, store *session.Store, req *runner.Re
 	if err != nil {
 		return err
 	}
-	st, err := runner.StartPane(context.Background(), store, r, pane)
+	st, err := runner.StartPane(ctx, store, r, pane)
 	if err != nil {
 		return err
 	}

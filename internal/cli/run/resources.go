@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 )
@@ -22,12 +19,11 @@ type resourceFlags struct {
 	set                             map[string]bool
 }
 
-// guard decides the sandbox plan, takes a concurrency slot and checks that
-// the machine has the memory the tool is expected to need: all refusals
-// before anything starts (exit 3).
-func (o *Options) guard(cfg *config.Config, tool string, req *runner.Request) error {
-	lim := cfg.ToolLimits(tool)
-	rf := &o.res
+// ask is what the run asks of the machine: [resources] with the tool's
+// overrides and the flags applied.
+func (j *job) ask(tool string) (resource.Ask, error) {
+	lim := j.cfg.ToolLimits(tool)
+	rf := &j.o.res
 	if rf.set["memory-max-mb"] {
 		lim.MemoryMaxMB = rf.memoryMaxMB
 	}
@@ -40,80 +36,62 @@ func (o *Options) guard(cfg *config.Config, tool string, req *runner.Request) er
 	if rf.enforcement != "" {
 		mode, err := resource.ParseMode(rf.enforcement)
 		if err != nil {
-			return cmdutil.Usagef("--enforcement: %v", err)
+			return resource.Ask{}, cmdutil.Usagef("--enforcement: %v", err)
 		}
 		lim.EnforcementMode = mode
 	}
 	if rf.sandbox != "" {
 		layer, err := resource.ParseLayer(rf.sandbox)
 		if err != nil {
-			return cmdutil.Usagef("--sandbox: %v", err)
+			return resource.Ask{}, cmdutil.Usagef("--sandbox: %v", err)
 		}
 		lim.Sandbox = layer
 	}
 	if lim.MemoryMaxMB < 0 || lim.MemorySwapMaxMB < 0 || lim.PidsMax < 0 {
-		return cmdutil.Usagef("resource limits cannot be negative")
+		return resource.Ask{}, cmdutil.Usagef("resource limits cannot be negative")
 	}
-	limits := resource.Limits{MemoryMaxMB: lim.MemoryMaxMB, MemorySwapMaxMB: lim.MemorySwapMaxMB, PidsMax: lim.PidsMax}
-	caps := o.F.Capabilities()
-	plan, err := resource.Decide(caps, lim.EnforcementMode, lim.Sandbox, limits)
+	a := resource.Ask{
+		Tool: tool, Limits: resource.Limits{MemoryMaxMB: lim.MemoryMaxMB, MemorySwapMaxMB: lim.MemorySwapMaxMB, PidsMax: lim.PidsMax},
+		Mode: lim.EnforcementMode, Layer: lim.Sandbox, Wait: rf.wait,
+		Preflight: !rf.noPreflight, MinFreeMB: lim.MinFreeMemoryMB, InitialEstimates: lim.InitialEstimates,
+		StatsPath: filepath.Join(filepath.Dir(j.store.Root()), "usage_stats.toml"),
+	}
+	// An interactive session is long-lived and mostly waits for input:
+	// max_concurrent slots bound headless runs only.
+	if !j.o.Interactive {
+		a.MaxConcurrent = j.cfg.Tool(tool).MaxConcurrent
+	}
+	return a, nil
+}
+
+// admit asks the machine for req's run: its sandbox plan, its slot and
+// the memory pre-flight; every refusal comes before anything starts
+// (exit 3).
+func (j *job) admit(ctx context.Context, req *runner.Request) error {
+	a, err := j.ask(string(req.Tool))
 	if err != nil {
+		return err
+	}
+	caps := j.f.Capabilities()
+	adm, err := resource.Admit(ctx, caps, resource.NewSlots(filepath.Join(j.f.StateDir(), "slots")), a)
+	var refused *resource.RefusedError
+	var short *resource.PreflightError
+	switch {
+	case errors.As(err, &refused):
 		return cmdutil.Refused("sandbox_unavailable", err)
-	}
-	if plan.Warning != "" {
-		o.warnOnce(plan.Warning)
-	}
-	exe, _ := o.F.Executable()
-	req.Sandbox = runner.Sandbox{Plan: plan, Caps: caps, CsaExe: exe, SampleInterval: lim.SampleInterval.Std(),
-		StatsPath: filepath.Join(filepath.Dir(o.storeRoot), "usage_stats.toml")}
-
-	if max := cfg.Tool(tool).MaxConcurrent; max > 0 {
-		slots := resource.NewSlots(filepath.Join(o.F.StateDir(), "slots"))
-		if rf.wait {
-			req.Slot, err = slots.Acquire(context.Background(), tool, max)
-		} else {
-			req.Slot, err = slots.TryAcquire(tool, max)
-		}
-		if err != nil {
-			if errors.Is(err, resource.ErrNoSlots) {
-				return cmdutil.Refused("no_slots", fmt.Errorf("%w (use --wait to queue for one)", err))
-			}
-			return err
-		}
-	}
-	if !rf.noPreflight {
-		if err := preflight(tool, lim, req.Sandbox.StatsPath); err != nil {
-			if req.Slot != nil {
-				req.Slot.Release()
-				req.Slot = nil
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-func preflight(tool string, lim config.ResourcesConfig, statsPath string) error {
-	mi, err := resource.ReadMemInfo("/proc/meminfo")
-	if err != nil {
-		return nil // nothing to check against: not a reason to refuse
-	}
-	hist, _, _ := resource.OpenStats(statsPath).History(tool)
-	est := resource.EstimateFor(tool, hist, lim.InitialEstimates)
-	if err := resource.Preflight(tool, lim.MinFreeMemoryMB, est, mi); err != nil {
+	case errors.Is(err, resource.ErrNoSlots):
+		return cmdutil.Refused("no_slots", fmt.Errorf("%w (use --wait to queue for one)", err))
+	case errors.As(err, &short):
 		return cmdutil.Refused("insufficient_memory", err)
+	case err != nil:
+		return err
 	}
+	if w := adm.Plan.Warning; w != "" && resource.FirstWarning(filepath.Join(j.f.StateDir(), "sandbox-warning"), w) {
+		fmt.Fprintln(j.f.IO.ErrOut, "csa: warning: "+w)
+	}
+	exe, _ := j.f.Executable()
+	req.Sandbox = runner.Sandbox{Plan: adm.Plan, Caps: caps, CsaExe: exe, SampleInterval: j.cfg.Resources.SampleInterval.Std(),
+		StatsPath: a.StatsPath}
+	req.Slot = adm.Slot
 	return nil
-}
-
-// warnOnce prints a degraded-sandbox warning the first time it occurs on
-// this machine, not on every run.
-func (o *Options) warnOnce(msg string) {
-	marker := filepath.Join(o.F.StateDir(), "sandbox-warning")
-	if b, err := os.ReadFile(marker); err == nil && string(b) == msg {
-		return
-	}
-	fmt.Fprintln(o.F.IO.ErrOut, "csa: warning: "+msg)
-	fsutil.MkdirPrivate(o.F.StateDir())
-	fsutil.WriteFileReplace(marker, []byte(msg))
 }

@@ -3,25 +3,18 @@
 package run
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/runner"
-	"github.com/csa-dev/csa/internal/session"
-	"github.com/csa-dev/csa/internal/toolcache"
 )
 
-// Options are the parsed flags of `csa run`.
+// Options are the parsed flags of `csa run`. They are read-only once
+// parsed: what a run decides (its tool in a tier, a resumed session's
+// model) lives in a choice, not here.
 type Options struct {
 	F           *cmdutil.Factory
 	Tool        string
@@ -35,6 +28,8 @@ type Options struct {
 	Effort      string
 	Yolo        bool
 	Args        []string
+	// Verbose shows the program's own standard error live.
+	Verbose bool
 
 	Tier       string
 	NoFailover bool
@@ -44,12 +39,10 @@ type Options struct {
 
 	timeoutSet, idleSet, yoloSet bool
 	res                          resourceFlags
-	storeRoot                    string
-	signals                      <-chan os.Signal
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
-func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "run --tool NAME [flags] [PROMPT | -]",
@@ -57,6 +50,8 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Long: `Run an agent tool on a prompt in a new, recorded session.
 
 The prompt is the argument, "-" to read it from standard input, or --prompt-file.
+The answer is shown as it comes; the program's own standard error is recorded
+and shown with -v, or its end when the run fails.
 Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 3 refused before start, 124 timeout, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,9 +64,9 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 				opts.res.set[n] = cmd.Flags().Changed(n)
 			}
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
-			return Run(opts)
+			return Run(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -84,7 +79,11 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return at once with the session id; a background csa supervises the run")
 	fl.StringVarP(&opts.Session, "session", "s", "", "continue this session (same tool, same provider session)")
 	fl.StringVar(&opts.Effort, "effort", "", "thinking or reasoning effort (e.g. low, medium, high)")
-	fl.BoolVar(&opts.Yolo, "yolo", true, "let the agent act without asking for approval (default from tools.NAME.yolo)")
+	fl.BoolVar(&opts.Yolo, "yolo", true, "let the agent act without asking for approval; --yolo=false to ask (default: tools.NAME.yolo, true unless configured)")
+	// The default depends on the configuration: keep pflag from printing
+	// a second one.
+	fl.Lookup("yolo").DefValue = "false"
+	fl.BoolVarP(&opts.Verbose, "verbose", "v", false, "show the program's own standard error as it comes")
 	fl.Int64Var(&opts.res.memoryMaxMB, "memory-max-mb", 0, "memory limit of the run in MB (0: none)")
 	fl.Int64Var(&opts.res.swapMaxMB, "memory-swap-max-mb", 0, "swap limit of the run in MB (cgroup layers only)")
 	fl.Int64Var(&opts.res.pidsMax, "pids-max", 0, "process limit of the run (0: none)")
@@ -99,6 +98,19 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	return cmd
 }
 
+// notInteractive are the flags `csa run -i` refuses, and why.
+var notInteractive = map[string]string{
+	"detach":       "an interactive session always runs in the background",
+	"session":      "an interactive session cannot continue a headless one",
+	"tier":         "an interactive session runs the tool it is given",
+	"no-failover":  "it goes with --tier",
+	"transport":    "an interactive session runs in tmux",
+	"timeout":      "an interactive session runs until it is killed",
+	"idle-timeout": "an interactive session waits for input as long as it takes",
+	"wait":         "max_concurrent slots do not bound interactive sessions",
+	"verbose":      "the pane shows everything",
+}
+
 // NewSpawnCmd builds `csa spawn`, which is `csa run -i`.
 func NewSpawnCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := NewCmd(f, nil)
@@ -106,215 +118,71 @@ func NewSpawnCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd.Short = "Start an interactive session in tmux (csa run -i)"
 	cmd.Long = `Start the tool's interactive interface in a tmux pane on a private per-project
 server and print the session id at once. Then: csa send, csa status, csa wait --until,
-csa logs, csa attach, csa kill.`
+csa logs, csa attach, csa kill. max_concurrent slots do not bound interactive
+sessions; the memory pre-flight and the resource limits apply.`
 	cmd.Flags().Lookup("interactive").DefValue = "true"
 	cmd.Flags().Set("interactive", "true")
+	cmd.Flags().MarkHidden("interactive")
+	for name := range notInteractive {
+		cmd.Flags().MarkHidden(name)
+	}
 	return cmd
 }
 
 // Run validates everything it can before creating the session, so a
-// refused run leaves no record behind, then supervises it.
-func Run(o *Options) error {
+// refused run leaves no record behind, then supervises it (or hands it to
+// a detached supervisor, or to a tmux pane).
+func Run(ctx context.Context, o *Options) error {
 	if o.Interactive {
 		if err := o.checkInteractive(); err != nil {
 			return err
 		}
 	}
-	prompt, err := o.readPrompt()
-	if err != nil {
-		return err
-	}
-	parent, err := o.F.Parent()
-	if err != nil {
-		return err
-	}
-	cwd, err := o.workDir()
-	if err != nil {
-		return err
-	}
-	root, err := o.F.ProjectRoot(cwd)
-	if err != nil {
-		return err
-	}
-	cfg, err := o.F.Config(root)
+	j, err := o.newJob()
 	if err != nil {
 		return err
 	}
 	if o.Tier != "" {
-		return o.runTier(&cfg.Config, parent, prompt, cwd, root)
+		return j.runTier(ctx)
 	}
-	resume, err := o.resumeTarget(root)
+	c, resume, err := j.choice()
 	if err != nil {
 		return err
 	}
-	if resume != "" {
-		if cwd, err = o.workDir(); err != nil {
-			return err
-		}
-	}
-	req, err := o.request(&cfg.Config, parent, prompt, cwd, root)
+	req, err := j.request(c)
 	if err != nil {
 		return err
 	}
-	store, err := o.F.Store(root)
-	if err != nil {
-		return err
-	}
-	o.storeRoot = store.Root()
-	if err := o.guard(&cfg.Config, string(req.Tool), req); err != nil {
+	if err := j.admit(ctx, req); err != nil {
 		return err
 	}
 	if o.Interactive {
-		return o.spawn(&cfg.Config, store, req)
+		return j.spawn(ctx, req)
 	}
-	var r *runner.Run
-	if resume != "" {
-		r, err = runner.PrepareResume(store, resume, *req)
-		var busy *runner.BusyError
-		if errors.As(err, &busy) {
-			return cmdutil.Refused("running", fmt.Errorf("%v: wait for it to end before continuing it", err))
-		}
-	} else {
-		r, err = runner.Prepare(store, *req, o.F.Now())
-	}
+	r, err := j.prepare(req, resume)
 	if err != nil {
-		if req.Slot != nil {
-			req.Slot.Release()
-		}
 		return err
 	}
 	if o.Detach {
-		return o.detach(store, r)
+		return j.detach(r)
 	}
-	return o.foreground(store, r)
-}
-
-func (o *Options) readPrompt() (string, error) {
-	var b []byte
-	var err error
-	switch {
-	case o.PromptFile != "" && len(o.Args) > 0:
-		return "", cmdutil.Usagef("give the prompt either as an argument or with --prompt-file, not both")
-	case o.PromptFile != "":
-		if b, err = os.ReadFile(o.PromptFile); err != nil {
-			return "", cmdutil.Usagef("cannot read prompt file: %v", err)
-		}
-	case len(o.Args) == 1 && o.Args[0] == "-":
-		if b, err = io.ReadAll(o.F.IO.In); err != nil {
-			return "", cmdutil.Usagef("cannot read prompt from standard input: %v", err)
-		}
-	case len(o.Args) > 0:
-		b = []byte(strings.Join(o.Args, " "))
-	case o.Interactive:
-		return "", nil // the session waits for `csa send`
-	default:
-		return "", cmdutil.Usagef("no prompt: give it as an argument, \"-\" for standard input, or --prompt-file")
-	}
-	if strings.TrimSpace(string(b)) == "" && !o.Interactive {
-		return "", cmdutil.Usagef("the prompt is empty")
-	}
-	return string(b), nil
-}
-
-func (o *Options) workDir() (string, error) {
-	dir := o.Cd
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", cmdutil.Usagef("--cd %s: %v", o.Cd, err)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() {
-		return "", cmdutil.Usagef("--cd %s: not a directory", o.Cd)
-	}
-	return abs, nil
-}
-
-// request resolves tool, program, limits and genealogy.
-func (o *Options) request(cfg *config.Config, parent *runner.Parent, prompt, cwd, root string) (*runner.Request, error) {
-	name := o.Tool
-	if name == "" {
-		name = cfg.Defaults.Tool
-	}
-	if name == "" {
-		return nil, cmdutil.Usagef("no tool: pass --tool (%s, auto) or set defaults.tool in the config", agents.Names())
-	}
-	if name == "auto" {
-		t, err := pickAuto(cfg, o.F.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		name = string(t)
-	}
-	tool, err := agents.Parse(name)
-	if err != nil {
-		return nil, err
-	}
-	tc := cfg.Tool(name)
-	if !tc.Enabled {
-		return nil, cmdutil.Refused("tool_disabled", fmt.Errorf("tool %s is disabled in the configuration (tools.%s.enabled = false)", name, name))
-	}
-	if parent != nil && parent.Depth+1 > cfg.MaxRecursionDepth {
-		return nil, cmdutil.Refused("depth_limit", fmt.Errorf(
-			"recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (parent session %s)",
-			parent.Depth+1, cfg.MaxRecursionDepth, parent.SessionID))
-	}
-	loc, err := toolcache.Locate(tc.Path, mustSpec(tool).Program)
-	if err != nil {
-		return nil, cmdutil.Refused("tool_not_installed", fmt.Errorf(
-			"%s is not installed: %v; install it with `%s`, or set [tools.%s] path in the config",
-			name, err, cmdutil.InstallHint(tool), name))
-	}
-	program := loc.Path
-	acpProgram, err := o.acpProgram(name, tc)
-	if err != nil {
-		return nil, err
-	}
-	if o.Timeout < 0 || o.IdleTimeout < 0 {
-		return nil, cmdutil.Usagef("timeouts cannot be negative")
-	}
-	timeout, idle := cfg.Defaults.Timeout.Std(), cfg.Defaults.IdleTimeout.Std()
-	if o.timeoutSet {
-		timeout = o.Timeout
-	}
-	if o.idleSet {
-		idle = o.IdleTimeout
-	}
-	model, effort, yolo := o.Model, o.Effort, tc.Yolo
-	if model == "" {
-		model = tc.Model
-	}
-	if effort == "" {
-		effort = tc.Effort
-	}
-	if o.yoloSet {
-		yolo = o.Yolo
-	}
-	env := make([]string, 0, len(tc.Env))
-	for k, v := range tc.Env {
-		env = append(env, k+"="+v)
-	}
-	return &runner.Request{
-		Tool: tool, Program: program, Model: model, Effort: effort, Yolo: yolo, Prompt: prompt, Cwd: cwd, ProjectRoot: root,
-		Parent: parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
-		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram,
-	}, nil
-}
-
-func (o *Options) detach(store *session.Store, r *runner.Run) error {
-	exe, err := o.F.Executable()
+	st, err := j.supervise(ctx, r)
 	if err != nil {
 		return err
 	}
-	id := r.Spec.SessionID
-	if _, err := runner.Detach(store, r, exe, []string{"__supervise", "--sessions", store.Root(), id}, o.F.Environ()); err != nil {
-		return err
+	return j.finish(st)
+}
+
+// checkInteractive refuses the flags an interactive session cannot honour.
+func (o *Options) checkInteractive() error {
+	for flag, set := range map[string]bool{
+		"detach": o.Detach, "session": o.Session != "", "tier": o.Tier != "", "no-failover": o.NoFailover,
+		"transport": o.Transport != "", "timeout": o.timeoutSet, "idle-timeout": o.idleSet, "wait": o.res.wait,
+		"verbose": o.Verbose,
+	} {
+		if set {
+			return cmdutil.Usagef("--%s cannot be used with -i: %s", flag, notInteractive[flag])
+		}
 	}
-	if o.F.JSON {
-		return o.F.IO.PrintJSON(map[string]string{"session_id": id})
-	}
-	fmt.Fprintln(o.F.IO.Out, id)
 	return nil
 }

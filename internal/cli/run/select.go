@@ -50,40 +50,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// resumeTarget resolves --session: the session must exist, use the same
-// tool, and not be the caller's own or an ancestor.
-func (o *Options) resumeTarget(root string) (string, error) {
-	if o.Session == "" {
-		return "", nil
-	}
-	store, err := o.F.Store(root)
-	if err != nil {
-		return "", err
-	}
-	id, err := store.Resolve(o.Session)
-	if err != nil {
-		return "", err
-	}
-	if err := o.F.GuardLineage(store, "resume", []string{id}); err != nil {
-		return "", err
-	}
-	st, err := store.Load(id)
-	if err != nil {
-		return "", err
-	}
-	if o.Tool != "" && o.Tool != st.Tool {
-		return "", cmdutil.Usagef("session %s runs %s; it cannot be continued with --tool %s", id, st.Tool, o.Tool)
-	}
-	o.Tool = st.Tool
-	if o.Cd == "" && st.Cwd != "" {
-		o.Cd = st.Cwd
-	}
-	if o.Model == "" {
-		o.Model = st.Model
-	}
-	return id, nil
-}
-
 func mustSpec(t agents.Tool) *agents.Spec {
 	s, _ := agents.Lookup(string(t))
 	return s

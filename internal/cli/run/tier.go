@@ -2,23 +2,19 @@ package run
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/scheduler"
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// runTier runs the prompt on a tier: its models in rotation order, a
-// transient 429 retried with backoff, then failover to the next model and
-// the fallback tiers, rate-limited providers put on a cooldown that every
-// csa process honours. The final session records the chain of attempts.
-func (o *Options) runTier(cfg *config.Config, parent *runner.Parent, prompt, cwd, root string) error {
+// runTier runs the prompt on a tier (see scheduler.Failover). The final
+// session records the chain of attempts that failed over before it.
+func (j *job) runTier(ctx context.Context) error {
+	o, cfg := j.o, j.cfg
 	switch {
 	case o.Session != "":
 		return cmdutil.Usagef("--tier and --session cannot be combined (a session keeps its tool)")
@@ -26,150 +22,76 @@ func (o *Options) runTier(cfg *config.Config, parent *runner.Parent, prompt, cwd
 		return cmdutil.Usagef("--tier chooses the tool: do not pass --tool")
 	}
 	if _, ok := cfg.Tiers[o.Tier]; !ok {
-		return cmdutil.Usagef("unknown tier %q (configured: %s)", o.Tier, tierNames(cfg))
+		return cmdutil.Usagef("unknown tier %q (configured: %s)", o.Tier, tierNames(cfg.Tiers))
 	}
-	store, err := o.F.Store(root)
-	if err != nil {
+	f := &scheduler.Failover{
+		Sched: scheduler.New(j.f.StateDir(), j.f.Now), Tiers: cfg.Tiers, Aliases: cfg.Aliases,
+		Policy: cfg.Failover, Off: o.NoFailover,
+		Skip: func(err error) (string, bool) {
+			code, _ := cmdutil.Classify(err)
+			return code, code == "tool_not_installed" || code == "tool_disabled"
+		},
+	}
+	out, err := f.Run(ctx, o.Tier, j.try)
+	var none *scheduler.NoModelError
+	switch {
+	case errors.As(err, &none):
+		return cmdutil.Refused("no_model_available", err)
+	case err != nil:
 		return err
+	case out.Final == nil: // detached
+		return nil
 	}
-	o.storeRoot = store.Root()
-	sched := scheduler.New(o.F.StateDir(), o.F.Now)
-	cooling, _ := sched.Cooldowns()
-	userModel, userEffort := o.Model, o.Effort
-	var chain []session.Attempt
-	var last *session.State
-	for _, name := range tierChain(cfg, o.Tier) {
-		specs, err := sched.Order(name, cfg.Tiers[name], cfg.Aliases)
-		if err != nil {
-			return err
-		}
-		for _, sp := range specs {
-			if until, ok := cooling[sp.ProviderKey()]; ok && !o.NoFailover {
-				chain = append(chain, session.Attempt{Spec: sp.Raw, Class: "cooling_down",
-					Message: fmt.Sprintf("%s is cooling down until %s", sp.ProviderKey(), until.Format(time.RFC3339))})
-				continue
-			}
-			o.Tool, o.Model, o.Effort = sp.Tool, sp.ModelArg(), sp.Thinking
-			if o.Model == "" {
-				o.Model = userModel
-			}
-			if o.Effort == "" {
-				o.Effort = userEffort
-			}
-			for attempt := 0; ; attempt++ {
-				st, err := o.attempt(cfg, store, parent, prompt, cwd, root, name, chain)
-				if err != nil {
-					if code, _ := cmdutil.Classify(err); code == "tool_not_installed" || code == "tool_disabled" {
-						chain = append(chain, session.Attempt{Spec: sp.Raw, Class: code, Message: err.Error()})
-						break
-					}
-					return err
-				}
-				if st == nil { // detached: no failover
-					return nil
-				}
-				last = st
-				if o.NoFailover || !rateLimited(st) {
-					return o.finishTier(store, st, chain)
-				}
-				chain = append(chain, session.Attempt{SessionID: st.ID, Spec: sp.Raw, Class: st.Failure.Class, Message: st.Failure.Message})
-				wait, hinted := scheduler.RetryAfter(st.Failure.Message)
-				// A 429 is transient when the provider does not ask for a
-				// long wait: only then is the same model tried again.
-				transient := st.Failure.Class == session.FailRateLimited && (!hinted || wait <= maxRetryWait)
-				if transient && attempt < cfg.Failover.Retries {
-					if d := cfg.Failover.Backoff.Std() << attempt; d > wait {
-						wait = d
-					}
-					time.Sleep(wait)
-					continue
-				}
-				if !hinted {
-					wait = cfg.Failover.Cooldown.Std()
-				}
-				sched.Cooldown(sp.ProviderKey(), wait)
-				break
-			}
-		}
-	}
-	if last == nil {
-		return cmdutil.Refused("no_model_available", fmt.Errorf("tier %s: no model could be tried: %s", o.Tier, describe(chain)))
-	}
-	// The last attempt is the session itself, not a step before it.
-	before := make([]session.Attempt, 0, len(chain))
-	for _, a := range chain {
-		if a.SessionID != last.ID {
-			before = append(before, a)
-		}
-	}
-	return o.finishTier(store, last, before)
-}
-
-// maxRetryWait is the longest "retry after" still worth waiting for on
-// the same model; a longer one is a cooldown, and the run fails over.
-const maxRetryWait = 5 * time.Second
-
-// attempt runs one model of the tier, returning its final state (nil when
-// it was detached).
-func (o *Options) attempt(cfg *config.Config, store *session.Store, parent *runner.Parent, prompt, cwd, root, tier string, chain []session.Attempt) (*session.State, error) {
-	req, err := o.request(cfg, parent, prompt, cwd, root)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.guard(cfg, string(req.Tool), req); err != nil {
-		return nil, err
-	}
-	req.Tier = tier
-	r, err := runner.Prepare(store, *req, o.F.Now())
-	if err != nil {
-		if req.Slot != nil {
-			req.Slot.Release()
-		}
-		return nil, err
-	}
-	if o.Detach {
-		return nil, o.detach(store, r)
-	}
-	return o.supervise(store, r)
-}
-
-// finishTier records the attempts that failed over into the final session.
-func (o *Options) finishTier(store *session.Store, st *session.State, chain []session.Attempt) error {
-	if len(chain) > 0 {
-		upd, err := store.Update(context.Background(), st.ID, func(s *session.State) error {
-			s.FallbackChain = chain
+	st := out.Final
+	if len(out.Chain) > 0 {
+		upd, err := j.store.Update(context.WithoutCancel(ctx), st.ID, func(s *session.State) error {
+			s.FallbackChain = out.Chain
 			return nil
 		})
 		if err == nil {
 			st = upd
 		}
 	}
-	return o.finish(st)
+	return j.finish(st)
 }
 
-func rateLimited(st *session.State) bool {
-	return st.Status == session.Failed && st.Failure != nil &&
-		(st.Failure.Class == session.FailRateLimited || st.Failure.Class == session.FailQuota)
-}
-
-// tierChain is the tier and its fallbacks, breadth first, each once.
-func tierChain(cfg *config.Config, first string) []string {
-	out := []string{first}
-	seen := map[string]bool{first: true}
-	for i := 0; i < len(out); i++ {
-		for _, f := range cfg.Tiers[out[i]].Fallback {
-			if !seen[f] {
-				seen[f] = true
-				out = append(out, f)
-			}
-		}
+// try runs one model of the tier: the flags' model and effort when the
+// spec names none.
+func (j *job) try(ctx context.Context, tier string, sp scheduler.Spec) (*session.State, error) {
+	c := choice{tool: sp.Tool, model: sp.ModelArg(), effort: sp.Thinking}
+	if c.model == "" {
+		c.model = j.o.Model
 	}
-	return out
+	if c.effort == "" {
+		c.effort = j.o.Effort
+	}
+	req, err := j.request(c)
+	if err != nil {
+		return nil, err
+	}
+	req.Tier = tier
+	if !j.o.NoFailover {
+		req.GiveUpAfterRetries = j.cfg.Failover.AgentRetries
+	}
+	if err := j.admit(ctx, req); err != nil {
+		return nil, err
+	}
+	r, err := j.prepare(req, "")
+	if err != nil {
+		return nil, err
+	}
+	if j.o.Detach {
+		if err := j.detach(r); err != nil {
+			return nil, err
+		}
+		return nil, scheduler.ErrDetached
+	}
+	return j.supervise(ctx, r)
 }
 
-func tierNames(cfg *config.Config) string {
+func tierNames[T any](tiers map[string]T) string {
 	var n []string
-	for k := range cfg.Tiers {
+	for k := range tiers {
 		n = append(n, k)
 	}
 	sort.Strings(n)
@@ -177,12 +99,4 @@ func tierNames(cfg *config.Config) string {
 		return "none"
 	}
 	return strings.Join(n, ", ")
-}
-
-func describe(chain []session.Attempt) string {
-	var s []string
-	for _, a := range chain {
-		s = append(s, a.Spec+": "+a.Message)
-	}
-	return strings.Join(s, "; ")
 }

@@ -32,8 +32,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 				h.Release()
 				return err
 			}
-			sup := &runner.Supervisor{Store: store, Signals: f.Signals(), BaseEnv: f.Environ(), Now: f.Now}
-			_, err = sup.Supervise(r)
+			exe, _ := f.Executable()
+			sup := &runner.Supervisor{Store: store, BaseEnv: f.Environ(), Now: f.Now, Exe: exe}
+			_, err = sup.Supervise(cmd.Context(), r)
 			return err
 		},
 	}

@@ -1,0 +1,205 @@
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// KeeperCommand is the hidden csa command a keeper runs as.
+const KeeperCommand = "__keep"
+
+// A Keeper ends what is left of a run when its supervisor dies without
+// recording the end (SIGKILL, the OOM killer): the program dies with its
+// supervisor (DieWithParent), but its children need not, and setsid'd
+// ones (an MCP server, a daemon) leave its group. The keeper is a small
+// process whose standard input is a pipe only the supervisor holds; when
+// the supervisor dies the kernel closes it, and the keeper kills the run's
+// process group, the processes of its cgroup and every process carrying
+// the run's tag in its environment, then removes the cgroup. A run that
+// ends normally tells the keeper so, and it exits touching nothing.
+type Keeper struct {
+	w    *os.File
+	p    *Process
+	done chan struct{}
+}
+
+// StartKeeper starts csaExe as the keeper of the run whose processes
+// carry tag (CSA_SESSION_ID=<id>). It starts outside the run and in a
+// session of its own, with an empty environment, so that neither the run's
+// signals nor a keeper of a parent run (which kills what carries its own
+// tag) reach it. The keeper process is started in the background: a run's
+// start does not wait for it.
+func StartKeeper(csaExe, tag string) *Keeper {
+	k := &Keeper{done: make(chan struct{})}
+	r, w, err := os.Pipe()
+	if err != nil {
+		close(k.done)
+		return k
+	}
+	k.w = w
+	go func() {
+		defer close(k.done)
+		defer r.Close()
+		p, err := Start(Spec{Path: csaExe, Args: []string{KeeperCommand, tag}, Env: []string{}, Dir: "/", Stdin: r})
+		if err == nil {
+			k.p = p
+		}
+	}()
+	return k
+}
+
+// Group tells the keeper the run's process group.
+func (k *Keeper) Group(pgid int) { k.say(fmt.Sprintf("pgid %d\n", pgid)) }
+
+// Cgroup tells the keeper a cgroup.procs file of the run's cgroup.
+func (k *Keeper) Cgroup(procsFile string) { k.say("procs " + procsFile + "\n") }
+
+func (k *Keeper) say(line string) {
+	if k.w != nil {
+		k.w.WriteString(line)
+	}
+}
+
+// Release tells the keeper the run ended under its supervisor, and waits
+// for it to exit.
+func (k *Keeper) Release() {
+	if k.w == nil {
+		return
+	}
+	k.say("done\n")
+	k.w.Close()
+	k.w = nil
+	<-k.done
+	if k.p != nil {
+		k.p.Wait()
+	}
+}
+
+// sweepFor bounds how long a keeper keeps killing: processes may fork
+// while it works.
+const sweepFor = 800 * time.Millisecond
+
+// KeeperMain is the keeper process: args is the run's tag. It returns its
+// exit status.
+func KeeperMain(args []string) int {
+	if len(args) != 1 || !strings.Contains(args[0], "=") {
+		fmt.Fprintln(os.Stderr, "usage: csa "+KeeperCommand+" TAG")
+		return 2
+	}
+	tag := args[0]
+	pgid := 0
+	var procs []string
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		verb, arg, _ := strings.Cut(sc.Text(), " ")
+		switch verb {
+		case "done":
+			return 0
+		case "pgid":
+			pgid, _ = strconv.Atoi(arg)
+		case "procs":
+			procs = append(procs, arg)
+		}
+	}
+	// The supervisor died before the run ended.
+	Sweep(pgid, tag, procs)
+	return 0
+}
+
+// Sweep kills a run's leftovers: its process group, the processes of its
+// cgroup and those carrying tag, until none is left (bounded), then
+// removes the cgroup directories.
+func Sweep(pgid int, tag string, procs []string) {
+	deadline := time.Now().Add(sweepFor)
+	for {
+		n := 0
+		for _, f := range procs {
+			for _, pid := range pidsIn(f) {
+				if syscall.Kill(pid, syscall.SIGKILL) == nil {
+					n++
+				}
+			}
+		}
+		for _, pid := range leftovers(pgid, tag) {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				n++
+			}
+		}
+		if n == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, f := range procs {
+		removeDir(filepath.Dir(f))
+	}
+}
+
+// removeDir removes an emptied cgroup; the kernel needs a moment after
+// the last kill.
+func removeDir(dir string) {
+	for i := 0; i < 25; i++ {
+		if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func pidsIn(file string) []int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range bytes.Fields(b) {
+		if pid, err := strconv.Atoi(string(f)); err == nil && pid > 1 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// leftovers lists the live processes (zombies are dead already) of group
+// pgid or whose environment holds tag, except this one.
+func leftovers(pgid int, tag string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(tag)
+	self := os.Getpid()
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self || pid <= 1 {
+			continue
+		}
+		st, ok := Stat(pid)
+		if !ok || st.State == 'Z' {
+			continue
+		}
+		if pgid > 1 && st.PGID == pgid {
+			pids = append(pids, pid)
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}

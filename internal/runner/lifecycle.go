@@ -1,0 +1,370 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// life is one turn of a session, the same for the program's own CLI
+// stream, an ACP agent and the pane wrapper of an interactive session:
+// begin (the events, a kill asked for before the start), start (the group
+// keeper, the sandbox, the program, the running state), watch (timeouts,
+// interrupts, csa kill, an agent that keeps retrying a rate limit) and
+// finish (what it used, the last events, then the state that ends it).
+type life struct {
+	s       *Supervisor
+	run     *Run
+	ev      *events.Writer
+	keeper  *proc.Keeper
+	group   *resource.Group
+	sampler *resource.Sampler
+	p       *proc.Process
+	// lastOutput is when the program last wrote anything (the idle clock),
+	// in Unix nanoseconds.
+	lastOutput atomic.Int64
+	// giveUp ends the run early, from the output pump: the agent reported
+	// that it keeps retrying a rate limit.
+	giveUp  chan *ending
+	retries retryCount
+}
+
+// ending records why csa itself stopped the program.
+type ending struct {
+	status  session.Status
+	class   string
+	message string
+}
+
+// startError is a program that could not be started: the run ends
+// start_failed (or an ACP run falls back to the CLI).
+type startError struct{ msg string }
+
+func (e *startError) Error() string { return e.msg }
+
+// begin opens the session's events and records its creation.
+func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
+	ev, err := events.OpenWriter(s.Store.Path(run.Spec.SessionID, session.EventsFile), s.Now)
+	if err != nil {
+		return nil, err
+	}
+	l := &life{s: s, run: run, ev: ev, giveUp: make(chan *ending, 1)}
+	l.touch()
+	ev.Emit(events.SessionCreated, created)
+	return l, nil
+}
+
+// close ends what begin and start opened; finish has recorded the end.
+func (l *life) close() {
+	if l.keeper != nil {
+		l.keeper.Release()
+	}
+	l.ev.Close()
+}
+
+func (l *life) touch() { l.lastOutput.Store(time.Now().UnixNano()) }
+
+// killedEarly is the ending of a session `csa kill` asked to stop before
+// its program started.
+func (l *life) killedEarly() *ending {
+	if req := l.s.killRequested(l.run.Spec.SessionID); req != "" {
+		return &ending{session.Killed, session.FailKilled, req}
+	}
+	return nil
+}
+
+// start starts the group keeper, confines prog (its cgroup and csa's exec
+// shim) and starts it as spec says; fields go into its process.started
+// event. A program that cannot start is a *startError. The caller then
+// records the session running.
+func (l *life) start(spec proc.Spec, prog string, args []string, fields map[string]any) error {
+	sp := l.run.Spec
+	if l.keeper == nil && l.s.Exe != "" {
+		l.keeper = proc.StartKeeper(l.s.Exe, EnvSessionID+"="+sp.SessionID)
+	}
+	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
+	if err != nil {
+		return &startError{"cannot set up resource limits: " + err.Error()}
+	}
+	if group != nil && l.keeper != nil {
+		for _, f := range group.Procs {
+			l.keeper.Cgroup(f)
+		}
+	}
+	spec.Path, spec.Args = path, argv
+	p, err := proc.Start(spec)
+	if err != nil {
+		measure(group, nil, nil)
+		return &startError{err.Error()}
+	}
+	l.p, l.group = p, group
+	if l.keeper != nil {
+		l.keeper.Group(p.PGID())
+	}
+	data := map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": prog, "sandbox": sp.Sandbox.Plan.Layer}
+	for k, v := range fields {
+		data[k] = v
+	}
+	l.ev.Emit(events.ProcessStarted, data)
+	if iv := sp.Sandbox.SampleInterval; iv > 0 {
+		l.sampler = resource.StartSampler(p.Pid, iv)
+	}
+	return nil
+}
+
+// running records the started program's session running; record adds
+// what the caller knows. On failure the program is stopped.
+func (l *life) running(record func(*session.State)) error {
+	p := l.p
+	if _, err := l.s.update(l.run, func(st *session.State) error {
+		st.PID, st.PGID, st.SupervisorPID, st.StartedAt = p.Pid, p.PGID(), os.Getpid(), l.s.Now().UTC()
+		// A resumed session starts its turn with a clean slate.
+		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
+		st.Turns++
+		if record != nil {
+			record(st)
+		}
+		return st.Move(session.Running)
+	}); err != nil {
+		p.Terminate(l.run.Spec.Grace)
+		return err
+	}
+	return nil
+}
+
+// killPoll is how often a watched run looks for a `csa kill` request: the
+// kill signals the program's group too, but the request is what says why,
+// and it reaches an agent that left its group.
+const killPoll = 200 * time.Millisecond
+
+// watchOpts is what a caller of watch wants.
+type watchOpts struct {
+	// done ends the watch (the turn is over); nil to watch the program
+	// until it exits.
+	done <-chan struct{}
+	// stop begins stopping the program at the first reason; nil returns
+	// that reason at once, for the caller to act on.
+	stop func(*ending)
+	// kill, after stop, ends the program at once: a second interrupt.
+	kill func()
+	// tick is called every tickEvery (the pane wrapper's heartbeat).
+	tick      func()
+	tickEvery time.Duration
+}
+
+// watch waits until the program exits or o.done closes, and stops the
+// program at the first reason csa has: an interrupt (ctx), the total or
+// idle timeout, a `csa kill` request, the agent's own rate-limit retries.
+// It returns that reason (nil when the run ended by itself) and whether
+// it returned because the program exited.
+func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
+	sp := l.run.Spec
+	var total <-chan time.Time
+	if sp.Timeout > 0 {
+		t := time.NewTimer(sp.Timeout - time.Since(l.startedAt()))
+		defer t.Stop()
+		total = t.C
+	}
+	var idle <-chan time.Time
+	if sp.IdleTimeout > 0 {
+		t := time.NewTicker(min(max(sp.IdleTimeout/10, 10*time.Millisecond), time.Second))
+		defer t.Stop()
+		idle = t.C
+	}
+	poll := time.NewTicker(killPoll)
+	defer poll.Stop()
+	var tick <-chan time.Time
+	if o.tick != nil {
+		t := time.NewTicker(o.tickEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	interrupted := ctx.Done()
+	again := interrupt.Again(ctx)
+	exited := l.p.Done()
+	var end *ending
+	for {
+		var why *ending
+		select {
+		case <-o.done:
+			return end, false
+		case <-exited:
+			return end, true
+		case <-interrupted:
+			interrupted = nil
+			// csa kill of a pane wrapper signals the wrapper itself.
+			if why = l.killedEarly(); why == nil {
+				why = &ending{session.Killed, session.FailInterrupted, context.Cause(ctx).Error()}
+			}
+		case <-again:
+			again = nil
+			if end != nil && o.kill != nil {
+				o.kill()
+			}
+		case <-total:
+			l.ev.Emit(events.TimeoutHit, map[string]any{"kind": "total", "timeout_ms": sp.Timeout.Milliseconds()})
+			why = &ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("timed out after %s", sp.Timeout)}
+		case <-idle:
+			if time.Since(time.Unix(0, l.lastOutput.Load())) >= sp.IdleTimeout {
+				idle = nil
+				l.ev.Emit(events.TimeoutHit, map[string]any{"kind": "idle", "timeout_ms": sp.IdleTimeout.Milliseconds()})
+				why = &ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)}
+			}
+		case <-poll.C:
+			if req := l.s.killRequested(sp.SessionID); req != "" {
+				poll.Stop()
+				why = &ending{session.Killed, session.FailKilled, req}
+			}
+		case e := <-l.giveUp:
+			why = e
+		case <-tick:
+			o.tick()
+		}
+		if why == nil || end != nil {
+			continue
+		}
+		end = why
+		if o.stop == nil {
+			return end, false
+		}
+		l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": sp.Grace.Milliseconds()})
+		o.stop(end)
+	}
+}
+
+// startedAt is when the program started (now, if the state says nothing).
+func (l *life) startedAt() time.Time {
+	if t := l.run.State.StartedAt; !t.IsZero() {
+		return t
+	}
+	return time.Now()
+}
+
+// stopGroup is the usual stop: SIGTERM to the program's group, SIGKILL
+// after the grace (in the background: watch goes on).
+func (l *life) stopGroup(*ending) { go l.p.Terminate(l.run.Spec.Grace) }
+
+// killGroup ends the program's group at once.
+func (l *life) killGroup() { l.p.Signal(syscall.SIGKILL) }
+
+// streams are the output pumps of a run, when it had any.
+type streams struct {
+	out, err *pump
+}
+
+// finish measures what the run used, decides its final status, writes
+// its last events and then the state that ends it: a reader that sees the
+// end in state.toml finds every event of the run in events.jsonl.
+func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res *streams) (*session.State, error) {
+	run, s := l.run, l.s
+	id := run.Spec.SessionID
+	// The leader's own peak counts even where its exit is not the run's
+	// (an ACP agent csa stopped).
+	rusage := ps
+	if rusage == nil && l.p != nil {
+		select {
+		case <-l.p.Done():
+			rusage = l.p.Wait()
+		default:
+		}
+	}
+	used := measure(l.group, l.sampler, rusage)
+	l.group, l.sampler = nil, nil
+	now := s.Now().UTC()
+	st, err := s.update(run, func(st *session.State) error {
+		st.EndedAt = now
+		st.AgentRetries = l.retries.total
+		st.Result = strings.ToValidUTF8(out.Result, "\uFFFD")
+		if out.ProviderSessionID != "" {
+			st.ProviderSessionID = out.ProviderSessionID
+		}
+		if out.Usage != nil {
+			st.Usage = out.Usage
+		}
+		if res != nil && res.out != nil {
+			st.OutputBytes = res.out.total
+			st.OutputTruncated = res.out.truncated || res.err.truncated
+		}
+		status, fail := s.classify(id, ps, end, out)
+		if oom := used.record(st, run.Spec.Sandbox.Plan, ps, s.stderrHead(id)+s.stderrTail(id)); oom != nil && end == nil {
+			status, fail = session.Failed, oom
+		}
+		st.Failure = fail
+		if fail != nil {
+			st.Reason = fail.Message
+		} else {
+			st.Reason = "exited with status 0"
+		}
+		if ps != nil {
+			code := ps.ExitCode()
+			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				st.Signal = interrupt.Name(ws.Signal())
+				code = 128 + int(ws.Signal())
+			}
+			st.ExitCode = &code
+		}
+		if err := st.Move(status); err != nil {
+			return err
+		}
+		l.lastEvents(st)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// lastEvents writes the events that close a run, before its final state.
+func (l *life) lastEvents(st *session.State) {
+	if st.PidsLimitHit {
+		l.ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("the run reached its pids limit (%d): forks were refused", st.PidsLimit)})
+	}
+	if path := l.run.Spec.Sandbox.StatsPath; path != "" && st.PeakMemoryMB > 0 {
+		if warn, err := resource.OpenStats(path).Record(st.Tool, st.PeakMemoryMB); warn != "" || err != nil {
+			l.ev.Emit(events.Warning, map[string]any{"message": fmt.Sprintf("usage statistics: %s %v", warn, err)})
+		}
+	}
+	l.ev.Emit(events.SessionEnded, map[string]any{"state": st.Status, "exit_code": st.ExitCode, "reason": st.Reason})
+}
+
+// classify decides the final status of a turn.
+func (s *Supervisor) classify(id string, ps *os.ProcessState, end *ending, out agents.Outcome) (session.Status, *session.Failure) {
+	switch {
+	case end != nil && end.class == "":
+		return end.status, nil // an ACP turn that ended well
+	case end != nil:
+		return end.status, &session.Failure{Class: end.class, Message: end.message}
+	case ps == nil:
+		return session.Failed, &session.Failure{Class: session.FailStart, Message: "program did not start"}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		msg := fmt.Sprintf("program killed by %s", interrupt.Name(ws.Signal()))
+		if t := s.stderrTail(id); t != "" {
+			msg += ": " + lastLine(t)
+		}
+		return session.Failed, &session.Failure{Class: session.FailCrashed, Message: msg}
+	}
+	if out.Failure != nil {
+		f := *out.Failure
+		if code := ps.ExitCode(); code != 0 {
+			f.Message = fmt.Sprintf("program exited with status %d: %s", code, f.Message)
+		}
+		return session.Failed, &f
+	}
+	if code := ps.ExitCode(); code != 0 {
+		return session.Failed, &session.Failure{Class: session.FailCrashed, Message: fmt.Sprintf("program exited with status %d", code)}
+	}
+	return session.Completed, nil
+}
