@@ -46,7 +46,8 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Collect gathers the change in dir: `git diff HEAD` (staged and
-// unstaged), `git diff A..B`, `git diff B...HEAD`, or the files' content.
+// unstaged; against the empty tree before the first commit), `git diff
+// A..B`, `git diff B...HEAD`, or the files' content.
 // An empty change is ErrNothing.
 // env is git's environment.
 func Collect(ctx context.Context, dir string, env []string, mode, ref string, files []string) (*Change, error) {
@@ -55,7 +56,14 @@ func Collect(ctx context.Context, dir string, env []string, mode, ref string, fi
 	switch mode {
 	case ModeDiff:
 		c.What = "the uncommitted changes (git diff HEAD)"
-		c.Text, err = gitDiff(ctx, dir, env, "HEAD")
+		var base string
+		if base, err = diffBase(ctx, dir, env); err != nil {
+			return nil, err
+		}
+		if base != "HEAD" {
+			c.What = "the staged and unstaged changes of a repository without a commit (git diff against the empty tree)"
+		}
+		c.Text, err = gitDiff(ctx, dir, env, base)
 	case ModeRange:
 		if !strings.Contains(ref, "..") {
 			return nil, &UsageError{fmt.Errorf("--range %q: want A..B", ref)}
@@ -81,20 +89,36 @@ func Collect(ctx context.Context, dir string, env []string, mode, ref string, fi
 	return c, nil
 }
 
+// diffBase is what the uncommitted changes are compared with: HEAD, or
+// git's empty tree while the repository has no commit. Anything else
+// (not a repository, say) is left for git diff HEAD to report.
+func diffBase(ctx context.Context, dir string, env []string) (string, error) {
+	c, err := git(ctx, dir, env, "rev-parse", "--verify", "--quiet", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse HEAD: %w", err)
+	}
+	// Exit 1 with --verify --quiet: HEAD names no commit yet (128 outside
+	// a repository).
+	if c.ExitCode != 1 {
+		return "HEAD", nil
+	}
+	// The empty tree's id depends on the object format (sha1, sha256).
+	c, err = git(ctx, dir, env, "hash-object", "-t", "tree", os.DevNull)
+	if err != nil {
+		return "", fmt.Errorf("git hash-object: %w", err)
+	}
+	tree := strings.TrimSpace(string(c.Stdout))
+	if c.ExitCode != 0 || tree == "" {
+		return "", fmt.Errorf("git hash-object of the empty tree: exit status %d: %s", c.ExitCode, strings.TrimSpace(c.Stderr))
+	}
+	return tree, nil
+}
+
 func gitDiff(ctx context.Context, dir string, env []string, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", &UsageError{fmt.Errorf("%q is not a revision", rev)}
 	}
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return "", fmt.Errorf("git is needed to collect the change: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
-	defer cancel()
-	c, err := proc.Capture(ctx, proc.Spec{
-		Path: git, Args: []string{"diff", "--no-color", "--no-ext-diff", rev, "--"},
-		Dir: dir, Env: append(append([]string(nil), env...), "GIT_PAGER=cat", "LC_ALL=C"), DieWithParent: true,
-	}, time.Second)
+	c, err := git(ctx, dir, env, "diff", "--no-color", "--no-ext-diff", rev, "--")
 	if err != nil {
 		return "", fmt.Errorf("git diff %s: %w", rev, err)
 	}
@@ -106,6 +130,20 @@ func gitDiff(ctx context.Context, dir string, env []string, rev string) (string,
 		return "", &UsageError{fmt.Errorf("git diff %s: %s", rev, msg)}
 	}
 	return string(c.Stdout), nil
+}
+
+// git runs one git command in dir, bounded by GitTimeout.
+func git(ctx context.Context, dir string, env []string, args ...string) (*proc.Captured, error) {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("git is needed to collect the change: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
+	defer cancel()
+	return proc.Capture(ctx, proc.Spec{
+		Path: path, Args: args,
+		Dir: dir, Env: append(append([]string(nil), env...), "GIT_PAGER=cat", "LC_ALL=C"), DieWithParent: true,
+	}, time.Second)
 }
 
 // readFiles lists each file's path and content; files that are all

@@ -102,3 +102,55 @@ func TestCollectErrors(t *testing.T) {
 		t.Errorf("not a repository: %v", err)
 	}
 }
+
+// A repository without a commit has no HEAD: its staged and unstaged
+// changes are reviewed against the empty tree, in sha1 and sha256 repos.
+func TestCollectNoCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			env := append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1")
+			git := func(args ...string) {
+				c := exec.Command("git", args...)
+				c.Dir, c.Env = dir, env
+				if out, err := c.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			write := func(name, text string) {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git("init", "-q", "--object-format="+format)
+			ctx := context.Background()
+			if _, err := Collect(ctx, dir, env, ModeDiff, "", nil); !errors.Is(err, ErrNothing) {
+				t.Fatalf("empty repository: %v", err)
+			}
+			// Untracked files are not in git diff, with or without a commit.
+			write("untracked.txt", "untracked\n")
+			if _, err := Collect(ctx, dir, env, ModeDiff, "", nil); !errors.Is(err, ErrNothing) {
+				t.Fatalf("only an untracked file: %v", err)
+			}
+			write("a.txt", "staged\n")
+			write("b.txt", "b\n")
+			git("add", "a.txt", "b.txt")
+			write("b.txt", "b\nunstaged\n")
+			c, err := Collect(ctx, dir, env, ModeDiff, "", nil)
+			if err != nil {
+				t.Fatalf("no commit: %v", err)
+			}
+			for _, want := range []string{"+staged", "+b", "+unstaged", "new file mode"} {
+				if !strings.Contains(c.Text, want) {
+					t.Errorf("diff lacks %q:\n%s", want, c.Text)
+				}
+			}
+			if strings.Contains(c.Text, "untracked") || c.Bytes != len(c.Text) || !strings.Contains(c.What, "empty tree") {
+				t.Errorf("change %+v:\n%s", c, c.Text)
+			}
+		})
+	}
+}

@@ -92,7 +92,7 @@ type Client struct {
 
 // New connects to an agent that reads w and writes r.
 func New(cfg Config, w io.Writer, r io.Reader) *Client {
-	c := &Client{cfg: cfg, fs: newConfinement(append([]string{cfg.Cwd}, cfg.Roots...))}
+	c := &Client{cfg: cfg, fs: newConfinement(cfg.Cwd, cfg.Roots)}
 	c.conn = sdk.NewClientSideConnection(handler{c}, w, r)
 	out := cfg.Log
 	if out == nil {

@@ -149,8 +149,6 @@ func TestFSConfined(t *testing.T) {
 		try(err)
 		_, err = a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: p.SessionId, Path: dir + "/../escape.txt", Content: "x"})
 		try(err)
-		_, err = a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: p.SessionId, Path: "relative.txt", Content: "x"})
-		try(err)
 		_, err = a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: p.SessionId, Path: filepath.Join(outside, "secret")})
 		try(err)
 		res, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: p.SessionId, Path: filepath.Join(dir, "in.txt"), Line: sdk.Ptr(2), Limit: sdk.Ptr(2)})
@@ -164,7 +162,7 @@ func TestFSConfined(t *testing.T) {
 	if _, err := r.client.Prompt(ctxT(t), "x"); err != nil {
 		t.Fatal(err)
 	}
-	want := "true false false false false false true 2\n3\n"
+	want := "true false false false false true 2\n3\n"
 	if got := strings.Join(results, " "); got != want {
 		t.Errorf("results %q, want %q", got, want)
 	}
@@ -182,8 +180,82 @@ func TestFSConfined(t *testing.T) {
 			refused++
 		}
 	}
-	if refused != 5 || len(r.events.of(agents.EvError)) != 5 {
+	if refused != 4 || len(r.events.of(agents.EvError)) != 4 {
 		t.Errorf("refusals recorded: %d fs, %d errors", refused, len(r.events.of(agents.EvError)))
+	}
+}
+
+// Agents send relative paths although ACP asks for absolute ones: they are
+// taken from the working directory and confined as any other.
+func TestFSRelative(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("inside\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644)
+	a := &fakeAgent{}
+	var results []string
+	a.prompt = func(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+		write := func(path string) {
+			_, err := a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: p.SessionId, Path: path, Content: "x\n"})
+			results = append(results, fmt.Sprint(err == nil))
+		}
+		read := func(path string) {
+			res, err := a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: p.SessionId, Path: path})
+			results = append(results, fmt.Sprintf("%v:%q", err == nil, res.Content))
+		}
+		read("in.txt")
+		write("sub/rel.txt")
+		write("../escape.txt")
+		write("sub/../../escape2.txt")
+		write("link/x.txt")
+		read(filepath.Join("..", filepath.Base(outside), "secret"))
+		write(filepath.Join(dir, "abs.txt"))
+		read(filepath.Join(dir, "abs.txt"))
+		a.say(ctx, p.SessionId, "done")
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	}
+	r := newRig(t, Config{Cwd: dir}, a)
+	setup(t, r)
+	if _, err := r.client.Prompt(ctxT(t), "x"); err != nil {
+		t.Fatal(err)
+	}
+	want := `true:"inside\n" true false false false false:"" true true:"x\n"`
+	if got := strings.Join(results, " "); got != want {
+		t.Errorf("results %s, want %s", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub", "rel.txt")); err != nil || string(b) != "x\n" {
+		t.Errorf("relative write: %q %v", b, err)
+	}
+	for _, p := range []string{filepath.Join(filepath.Dir(dir), "escape.txt"), filepath.Join(filepath.Dir(dir), "escape2.txt"), filepath.Join(outside, "x.txt")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s written outside", p)
+		}
+	}
+	// Each request is recorded; a relative one says so, with the path as
+	// the agent gave it.
+	var got []string
+	for _, e := range r.events.of(EvFS) {
+		m := e.(map[string]any)
+		got = append(got, fmt.Sprintf("%v %v %v %v", m["op"], m["relative"], m["requested"], m["refused"]))
+	}
+	wantEvs := []string{
+		"read true in.txt <nil>",
+		"write true sub/rel.txt <nil>",
+		"write true ../escape.txt true",
+		"write true sub/../../escape2.txt true",
+		"write true link/x.txt true",
+		"read true " + filepath.Join("..", filepath.Base(outside), "secret") + " true",
+		"write <nil> <nil> <nil>",
+		"read <nil> <nil> <nil>",
+	}
+	if strings.Join(got, "\n") != strings.Join(wantEvs, "\n") {
+		t.Errorf("fs events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantEvs, "\n"))
+	}
+	if m := r.events.of(EvFS)[1].(map[string]any); m["path"] != filepath.Join(resolve(dir), "sub", "rel.txt") {
+		t.Errorf("resolved path recorded %v", m["path"])
 	}
 }
 

@@ -10,11 +10,14 @@ import (
 
 // confinement is the set of directories the agent's file requests may
 // reach. Symbolic links are resolved, so a link inside cannot lead out.
-type confinement struct{ roots []string }
+type confinement struct {
+	cwd   string // relative paths are taken from here
+	roots []string
+}
 
-func newConfinement(dirs []string) *confinement {
-	c := &confinement{}
-	for _, d := range dirs {
+func newConfinement(cwd string, roots []string) *confinement {
+	c := &confinement{cwd: cwd}
+	for _, d := range append([]string{cwd}, roots...) {
 		if d == "" {
 			continue
 		}
@@ -23,12 +26,18 @@ func newConfinement(dirs []string) *confinement {
 	return c
 }
 
-// check returns the resolved path if it lies inside a root.
+// check returns the resolved path if it lies inside a root. ACP asks for
+// absolute paths, but agents send relative ones too: those are taken from
+// the working directory, then confined like any other.
 func (c *confinement) check(path string) (string, error) {
+	abs := path
 	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("%q is not an absolute path", path)
+		if !filepath.IsAbs(c.cwd) {
+			return "", fmt.Errorf("%q is a relative path and the session has no absolute working directory", path)
+		}
+		abs = filepath.Join(c.cwd, path)
 	}
-	real := resolve(filepath.Clean(path))
+	real := resolve(filepath.Clean(abs))
 	for _, r := range c.roots {
 		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) {
 			return real, nil

@@ -136,7 +136,7 @@ func (h handler) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 		return sdk.ReadTextFileResponse{}, err
 	}
 	content := sliceLines(string(data), p.Line, p.Limit)
-	h.c.emit(EvFS, map[string]any{"op": "read", "path": path, "bytes": len(content)})
+	h.c.emit(EvFS, markRelative(map[string]any{"op": "read", "path": path, "bytes": len(content)}, p.Path))
 	return sdk.ReadTextFileResponse{Content: content}, nil
 }
 
@@ -157,13 +157,22 @@ func (h handler) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (s
 	if err := os.WriteFile(path, []byte(p.Content), mode); err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
-	h.c.emit(EvFS, map[string]any{"op": "write", "path": path, "bytes": len(p.Content)})
+	h.c.emit(EvFS, markRelative(map[string]any{"op": "write", "path": path, "bytes": len(p.Content)}, p.Path))
 	return sdk.WriteTextFileResponse{}, nil
 }
 
 func (c *Client) refused(op, path string, err error) {
-	c.emit(EvFS, map[string]any{"op": op, "path": path, "refused": true, "reason": err.Error()})
+	c.emit(EvFS, markRelative(map[string]any{"op": op, "path": path, "refused": true, "reason": err.Error()}, path))
 	c.emit(agents.EvError, agents.ErrorEvent{Message: "fs/" + op + "_text_file refused: " + err.Error()})
+}
+
+// markRelative notes in a record that the agent gave a relative path, and
+// which: ACP asks for absolute ones, so this shows who strays from it.
+func markRelative(rec map[string]any, requested string) map[string]any {
+	if !filepath.IsAbs(requested) {
+		rec["relative"], rec["requested"] = true, requested
+	}
+	return rec
 }
 
 func (handler) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
