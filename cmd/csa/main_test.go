@@ -40,6 +40,9 @@ func TestScripts(t *testing.T) {
 			// pane wrappers or tmux servers running.
 			state := filepath.Join(env.WorkDir, "state")
 			env.Defer(func() { killTagged("CSA_STATE_DIR=" + state) })
+			// Scripts that need a second state directory use this one.
+			elsewhere := filepath.Join(env.WorkDir, "elsewhere")
+			env.Defer(func() { killTagged("CSA_STATE_DIR=" + elsewhere) })
 			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
 		},
 		Condition: func(cond string) (bool, error) {
@@ -62,6 +65,7 @@ func TestScripts(t *testing.T) {
 			"jsonget":      cmdJSONGet,
 			"exits":        cmdExits,
 			"waitnoagents": cmdWaitNoAgents,
+			"waitfile":     cmdWaitFile,
 		},
 	})
 }
@@ -136,6 +140,22 @@ func environ(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
+}
+
+// waitfile PATH: wait (bounded: 20 s) until PATH exists, for steps that
+// must happen once an agent has reached a point of its script.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s never appeared", args[0])
+		}
+	}
 }
 
 // bigfile PATH N: write a file of N bytes of prompt text.

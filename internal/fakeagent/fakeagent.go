@@ -11,7 +11,7 @@
 //	ignore-term      ignore SIGTERM            fork N        start N sleeping children
 //	read             read stdin to EOF, print how many bytes
 //	pidfile PATH     write own pid             hang          block forever
-//	write PATH TEXT  write a file
+//	write PATH TEXT  write a file              waitfile PATH block until PATH exists (60 s at most)
 //
 //	error TEXT       fail with a provider error in the tool's own format
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
@@ -146,7 +146,7 @@ func parseArgs(tool string, args []string) (invocation, error) {
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
+	"pidfile": true, "hang": true, "write": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -275,6 +275,16 @@ func run(out emitter, step string) (code int, done bool) {
 			}
 		}
 		out.text(fmt.Sprintf("started %d of %d processes: %v", started, n, ferr))
+	case "waitfile":
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(arg); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				out.fail("waitfile: " + arg + " never appeared")
+				return 1, true
+			}
+		}
 	case "write":
 		if len(words) >= 2 {
 			os.WriteFile(words[1], []byte(strings.Join(words[2:], " ")+"\n"), 0o644)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -22,6 +23,9 @@ func (l Limits) Any() bool { return l.MemoryMaxMB > 0 || l.MemorySwapMaxMB > 0 |
 
 // Group is a per-run cgroup: the program joins it before it runs any code
 // of its own (through csa's exec shim), and it is removed when the run ends.
+// Until then the process that made it holds a shared flock on each of its
+// directories, so that csa gc, from any state directory, can tell a live
+// run's group from one its supervisor left behind.
 type Group struct {
 	Layer string
 	// Procs are the files the program's pid is written into.
@@ -30,6 +34,7 @@ type Group struct {
 	mem   string // directory holding the memory controller files
 	pids  string // directory holding the pids controller files
 	v2    bool
+	held  []*os.File
 }
 
 // GroupName is the directory name of a session's group.
@@ -78,6 +83,7 @@ func (g *Group) create(lim Limits) error {
 			g.Remove()
 			return fmt.Errorf("create cgroup %s: %w", d, err)
 		}
+		g.hold(d)
 	}
 	var writes [][2]string
 	if g.v2 {
@@ -163,9 +169,30 @@ func keyed(path, key string) int64 {
 	return 0
 }
 
+// hold takes the group directory's shared lock for as long as this process
+// lives or until Remove (close-on-exec: the program does not inherit it).
+// Without it the group still works; csa gc then only sees its processes.
+func (g *Group) hold(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return
+	}
+	g.held = append(g.held, f)
+}
+
 // Remove deletes the group. The kernel refuses while processes remain, so
 // it retries briefly: they are being killed.
 func (g *Group) Remove() error {
+	defer func() {
+		for _, f := range g.held {
+			f.Close()
+		}
+		g.held = nil
+	}()
 	var errs []error
 	for _, d := range g.dirs {
 		var err error
@@ -183,18 +210,17 @@ func (g *Group) Remove() error {
 	return errors.Join(errs...)
 }
 
-// RemoveOrphan removes a leftover group directory if no process is in it.
-func RemoveOrphan(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	if err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return fmt.Errorf("cgroup %s still has processes", dir)
-	}
-	return os.Remove(dir)
+// Leftover is a csa-* group directory found on this host: the session it
+// was made for and the directory (one per cgroup v1 hierarchy).
+type Leftover struct {
+	ID  string
+	Dir string
 }
 
-// OrphanGroups lists the csa-* groups of this host (ids), for csa gc.
-func OrphanGroups(c *Capabilities) map[string][]string {
-	out := map[string][]string{}
+// Leftovers lists the csa-* group directories of this host, for csa gc.
+// Each may belong to a live run of any state directory: see CheckOrphan.
+func Leftovers(c *Capabilities) []Leftover {
+	var out []Leftover
 	for _, root := range []string{c.MemoryDir, c.PidsDir, c.Cgroup2Dir} {
 		if root == "" {
 			continue
@@ -202,10 +228,98 @@ func OrphanGroups(c *Capabilities) map[string][]string {
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
 			if e.IsDir() && strings.HasPrefix(e.Name(), "csa-") && len(e.Name()) == 4+26 {
-				id := strings.TrimPrefix(e.Name(), "csa-")
-				out[id] = append(out[id], filepath.Join(root, e.Name()))
+				out = append(out, Leftover{ID: strings.TrimPrefix(e.Name(), "csa-"), Dir: filepath.Join(root, e.Name())})
 			}
 		}
 	}
 	return out
+}
+
+// InUseError says why a group directory is not an orphan. Live is set
+// when a run owns it (its supervisor's lock, or it is being set up);
+// otherwise processes are in it with no csa run holding it: a live run of
+// a csa that takes no lock, or processes a dead run left behind.
+type InUseError struct {
+	Dir    string
+	Reason string
+	Live   bool
+}
+
+func (e *InUseError) Error() string { return fmt.Sprintf("cgroup %s is in use: %s", e.Dir, e.Reason) }
+
+// CheckOrphan returns nil when dir is an orphan, which csa gc may remove:
+// no csa process holds its lock, no process is in it, and it was made
+// more than young ago (a run takes the lock right after making its group;
+// young covers that moment, and runs of a csa that takes no lock while
+// they start). It never changes anything.
+func CheckOrphan(dir string, young time.Duration, now time.Time) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return held(dir, err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return vacant(dir, young, now)
+}
+
+// RemoveOrphan removes dir if it is an orphan (see CheckOrphan), holding
+// its lock meanwhile so that no run takes it; otherwise it returns an
+// *InUseError and leaves dir alone.
+func RemoveOrphan(dir string, young time.Duration, now time.Time) error {
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return held(dir, err)
+	}
+	if err := vacant(dir, young, now); err != nil {
+		return err
+	}
+	if err := syscall.Rmdir(dir); err != nil {
+		switch {
+		case errors.Is(err, syscall.ENOENT):
+			return nil
+		case errors.Is(err, syscall.EBUSY):
+			return &InUseError{Dir: dir, Reason: "the kernel says it is busy"}
+		}
+		return fmt.Errorf("remove cgroup %s: %w", dir, err)
+	}
+	return nil
+}
+
+func held(dir string, err error) error {
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return &InUseError{Dir: dir, Reason: "a live csa run holds it", Live: true}
+	}
+	return fmt.Errorf("lock cgroup %s: %w", dir, err)
+}
+
+// vacant checks that no process is in dir and that it is not young.
+func vacant(dir string, young time.Duration, now time.Time) error {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read cgroup %s: %w", dir, err)
+	}
+	if n := len(strings.Fields(string(b))); n > 0 {
+		what := "1 process"
+		if n > 1 {
+			what = fmt.Sprintf("%d processes", n)
+		}
+		return &InUseError{Dir: dir, Reason: what + " in it, and no csa run holds it"}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if age := now.Sub(fi.ModTime()); age < young {
+		return &InUseError{Dir: dir, Reason: fmt.Sprintf("made %s ago: its run may be starting", age.Round(time.Second)), Live: true}
+	}
+	return nil
 }

@@ -36,7 +36,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Remove orphaned sessions (missing or unreadable state, a parent that no longer
 exists, a supervisor that died) and ended sessions older than --max-age-days
 (default: gc.max_age_days, 30). Running sessions and the calling session's
-lineage are never removed.`,
+lineage are never removed.
+
+csa-* cgroups that outlived their run are removed too. A group held by a
+live run of any state directory, or with processes in it, is kept (--json
+lists it under cgroups_kept, with the reason).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ageSet = cmd.Flags().Changed("max-age-days")
@@ -108,47 +112,73 @@ func Run(o *Options) error {
 			items = append(items, it)
 		}
 	}
-	groups, gerrs := o.collectGroups()
+	groups, kept, gerrs := o.collectGroups()
 	errs = append(errs, gerrs...)
-	if err := o.print(items, groups); err != nil {
+	if err := o.print(items, groups, kept); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
 }
 
-// collectGroups removes csa-* cgroups left by runs whose supervisor died
-// before it could remove them. (systemd scopes are created with
-// --collect: systemd removes them itself.)
-func (o *Options) collectGroups() ([]string, []error) {
+// Cgroup is a csa-* group gc left alone, and why.
+type Cgroup struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	live   bool
+}
+
+// collectGroups removes the csa-* cgroups that runs left behind: the
+// supervisor died before it could remove its group. (systemd scopes are
+// created with --collect: systemd removes them itself.) A group is only
+// removed when it is an orphan: no csa supervisor of any state directory
+// holds it, no process is in it, and it is not being set up. A group that
+// still has processes is never touched: it may be another state
+// directory's live run.
+func (o *Options) collectGroups() (removed []string, kept []Cgroup, errs []error) {
 	stores, err := o.F.AllStores()
 	if err != nil {
-		return nil, []error{err}
+		return nil, nil, []error{err}
 	}
-	var removed []string
-	var errs []error
-	for id, dirs := range resource.OrphanGroups(o.F.Capabilities()) {
-		live := false
-		for _, s := range stores {
-			if s.SupervisorAlive(id) {
-				live = true
-				break
+	now := o.F.Now()
+	for _, g := range resource.Leftovers(o.F.Capabilities()) {
+		var err error = &resource.InUseError{Dir: g.Dir, Reason: "a live csa run holds it", Live: true}
+		if !supervised(stores, g.ID) {
+			if o.DryRun {
+				err = resource.CheckOrphan(g.Dir, youngGroup, now)
+			} else {
+				err = resource.RemoveOrphan(g.Dir, youngGroup, now)
 			}
 		}
-		if live {
-			continue
-		}
-		for _, d := range dirs {
-			if !o.DryRun {
-				if err := resource.RemoveOrphan(d); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-			}
-			removed = append(removed, d)
+		var inUse *resource.InUseError
+		switch {
+		case err == nil:
+			removed = append(removed, g.Dir)
+		case errors.As(err, &inUse):
+			kept = append(kept, Cgroup{Path: g.Dir, Reason: inUse.Reason, live: inUse.Live})
+		case errors.Is(err, os.ErrNotExist):
+			// its run has just removed it
+		default:
+			errs = append(errs, err)
 		}
 	}
 	sort.Strings(removed)
-	return removed, errs
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
+	return removed, kept, errs
+}
+
+// youngGroup protects a group being made right now, before its run holds
+// its lock, from looking like an orphan.
+const youngGroup = time.Minute
+
+// supervised reports whether a supervisor of this state directory runs
+// the session id (one of a csa that does not lock its groups included).
+func supervised(stores []*session.Store, id string) bool {
+	for _, s := range stores {
+		if s.SupervisorAlive(id) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *Options) collect(s *session.Store) ([]Item, error) {
@@ -222,7 +252,7 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item, groups []string) error {
+func (o *Options) print(items []Item, groups []string, kept []Cgroup) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
@@ -230,7 +260,10 @@ func (o *Options) print(items []Item, groups []string) error {
 		if groups == nil {
 			groups = []string{}
 		}
-		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups})
+		if kept == nil {
+			kept = []Cgroup{}
+		}
+		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -241,6 +274,13 @@ func (o *Options) print(items []Item, groups []string) error {
 	}
 	for _, g := range groups {
 		fmt.Fprintf(o.F.IO.Out, "%s cgroup %s (orphaned)\n", verb, g)
+	}
+	for _, k := range kept {
+		// A live run's group is nothing to report; processes that no
+		// run holds may be a leak.
+		if !k.live {
+			fmt.Fprintf(o.F.IO.Out, "kept cgroup %s (%s)\n", k.Path, k.Reason)
+		}
 	}
 	fmt.Fprintf(o.F.IO.ErrOut, "csa gc: %s %d sessions\n", verb, len(items))
 	return nil

@@ -1,13 +1,17 @@
-// Package wait implements `csa wait`: block until sessions end.
+// Package wait implements `csa wait`: block until sessions reach their
+// goal, headless and interactive alike, under csa's one exit-code table.
 package wait
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cli/status"
+	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -27,145 +31,199 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{F: f, Poll: 50 * time.Millisecond}
 	cmd := &cobra.Command{
 		Use:   "wait ID... [--any] [--timeout DUR] [--until STATE]",
-		Short: "Wait until sessions end (exit 0 all succeeded, 1 one failed, 124 timeout)",
-		Long: `Wait until sessions end: exit 0 when all succeeded, 1 when one failed, 124 on timeout.
+		Short: "Wait until sessions end or reach a state (exit 0 all did, 1 one failed, 124 timeout)",
+		Long: `Wait until every session (with --any: one) has reached its goal or failed.
 
-Interactive sessions (csa run -i), or any wait with --until, follow the
-monitor contract instead: wait until each session's classified state is
-STATE (default completed; an agent that completes also counts), exit 0 when
-reached, 2 when a session is crashed or stuck or the timeout passes, 1 on a
-usage error. States: just_started, in_progress, waiting_input, completed,
+A headless session's goal is to end completed; it fails when it ends in any
+other state. An interactive session's (csa run -i) goal is the state given
+by --until (default completed; an agent that exits 0 also counts); it fails
+when it is crashed or stuck. Both kinds can be waited for together: --until
+applies to the interactive ones.
+
+Exit status, as for every csa command: 0 every session reached its goal
+(--any: one did), 1 a session failed, 2 usage error, 124 the --timeout
+passed, 130 interrupted.
+
+States for --until: just_started, in_progress, waiting_input, completed,
 crashed, stuck, degraded.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.IDs = args
 			return Run(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Any, "any", false, "return as soon as one session has ended")
+	cmd.Flags().BoolVar(&o.Any, "any", false, "return as soon as one session has reached its goal or failed")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "give up after this long (0: wait forever)")
-	cmd.Flags().StringVar(&o.Until, "until", "", "for interactive sessions: the state to wait for (default completed)")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if c.Flags().Changed("until") {
-			return ixUsageErr("%v (see `csa wait --help`)", err)
-		}
-		return cmdutil.Usagef("%v (see `csa wait --help`)", err)
-	})
+	cmd.Flags().StringVar(&o.Until, "until", "", "the state to wait for in interactive sessions (default completed)")
 	return cmd
 }
 
-// Entry is one session in the JSON answer.
+// Entry is one session in the answer. State is the recorded status of a
+// headless session and the classified state of an interactive one.
 type Entry struct {
-	ID       string           `json:"id"`
-	State    session.Status   `json:"state"`
-	ExitCode *int             `json:"exit_code"`
-	Failure  *session.Failure `json:"failure"`
+	ID          string               `json:"id"`
+	Tool        string               `json:"tool"`
+	Interactive bool                 `json:"interactive"`
+	State       string               `json:"state"`
+	Reason      string               `json:"reason"`
+	ExitCode    *int                 `json:"exit_code"`
+	Failure     *session.Failure     `json:"failure"`
+	Signals     *interactive.Signals `json:"signals"`
+
+	outcome outcome
 }
 
-// Run polls the state files; sessions whose supervisor died are settled as
-// crashed on the way, so a wait never hangs on a dead run.
+// Run checks the arguments, then polls the sessions until the wait is
+// settled. Sessions whose supervisor died are settled as crashed on the
+// way, so a wait never hangs on a dead run.
 func Run(o *Options) error {
+	if len(o.IDs) == 0 {
+		return cmdutil.Usagef("give one or more session ids (see csa ps)")
+	}
+	until := interactive.Completed
+	if o.Until != "" {
+		st, err := interactive.ParseState(o.Until)
+		if err != nil {
+			return cmdutil.Usagef("--until: %w", err)
+		}
+		until = st
+	}
 	store, _, err := o.F.CwdStore()
 	if err != nil {
 		return err
 	}
 	ids, err := cmdutil.ResolveAll(store, o.IDs)
 	if err != nil {
-		if o.Until != "" {
-			return &cmdutil.Error{Code: "usage", Exit: ixUsage, Err: err}
-		}
 		return err
 	}
-	if ix, err := o.interactiveWait(store, ids); err != nil || ix {
+	nIx := 0
+	for _, id := range ids {
+		st, err := store.Load(id)
 		if err != nil {
 			return err
 		}
-		return o.waitInteractive(store, ids)
+		if st.Interactive != nil {
+			nIx++
+		}
 	}
+	if nIx == 0 && until != interactive.Completed {
+		return cmdutil.Usagef("--until %s is for interactive sessions (csa run -i): headless sessions are waited for until they end", until)
+	}
+	w := &waiter{o: o, store: store, ids: ids, until: until, poll: o.Poll}
+	if nIx > 0 {
+		cfg, _, err := o.F.CwdConfig()
+		if err != nil {
+			return err
+		}
+		w.set = cmdutil.Classifier(&cfg.Config)
+		w.poll = 4 * o.Poll // each look runs tmux and reads /proc
+	}
+	return w.run()
+}
+
+type waiter struct {
+	o     *Options
+	store *session.Store
+	ids   []string
+	until interactive.State
+	set   interactive.Settings
+	poll  time.Duration
+}
+
+func (w *waiter) run() error {
 	var deadline <-chan time.Time
-	if o.Timeout > 0 {
-		t := time.NewTimer(o.Timeout)
+	if w.o.Timeout > 0 {
+		t := time.NewTimer(w.o.Timeout)
 		defer t.Stop()
 		deadline = t.C
 	}
+	var interrupted <-chan os.Signal
+	if w.o.F.Signals != nil {
+		interrupted = w.o.F.Signals()
+	}
 	for {
-		entries, ended, err := o.poll(store, ids)
+		entries, err := w.look()
 		if err != nil {
 			return err
 		}
-		if ended == len(ids) || (o.Any && ended > 0) {
-			return o.report(entries, false)
+		outs := make([]outcome, len(entries))
+		for i, e := range entries {
+			outs[i] = e.outcome
+		}
+		if done, code := settle(outs, w.o.Any); done {
+			return w.report(entries, code, "")
 		}
 		select {
 		case <-deadline:
-			return o.report(entries, true)
-		case <-time.After(o.Poll):
+			return w.report(entries, cmdutil.ExitTimeout, "wait timed out")
+		case sig := <-interrupted:
+			return w.report(entries, cmdutil.ExitInterrupted, "wait interrupted by "+signalName(sig))
+		case <-time.After(w.poll):
 		}
 	}
 }
 
-func (o *Options) poll(store *session.Store, ids []string) ([]Entry, int, error) {
-	entries := make([]Entry, len(ids))
-	ended := 0
-	for i, id := range ids {
-		st, err := o.F.Current(store, id)
+// look reads every session once: headless ones from their state, the
+// interactive ones classified together.
+func (w *waiter) look() ([]Entry, error) {
+	entries := make([]Entry, len(w.ids))
+	var ix []*session.State
+	var ixAt []int
+	for i, id := range w.ids {
+		st, err := w.o.F.Current(w.store, id)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		entries[i] = Entry{ID: id, State: st.Status, ExitCode: st.ExitCode, Failure: st.Failure}
-		if st.Status.Ended() {
-			ended++
+		e := Entry{ID: id, Tool: st.Tool, ExitCode: st.ExitCode, Failure: st.Failure}
+		if st.Interactive != nil {
+			e.Interactive = true
+			ix, ixAt = append(ix, st), append(ixAt, i)
+		} else {
+			e.State = string(st.Status)
+			if st.Failure != nil {
+				e.Reason = st.Failure.Message
+			}
+			e.outcome = headless(st.Status)
+		}
+		entries[i] = e
+	}
+	if len(ix) > 0 {
+		for j, r := range status.Classify(w.o.F, w.store, ix, w.set) {
+			e := &entries[ixAt[j]]
+			sig := r.Signals
+			e.State, e.Reason, e.Signals = string(r.State), r.Reason, &sig
+			e.outcome = interactiveOutcome(r.State, w.until)
 		}
 	}
-	return entries, ended, nil
+	return entries, nil
 }
 
-func (o *Options) report(entries []Entry, timedOut bool) error {
-	code := cmdutil.ExitOK
-	for _, e := range entries {
-		if e.State.Ended() && e.State != session.Completed {
-			code = cmdutil.ExitFailed
+func (w *waiter) report(entries []Entry, code int, note string) error {
+	f := w.o.F
+	if f.JSON {
+		if entries == nil {
+			entries = []Entry{}
 		}
-	}
-	if timedOut {
-		code = cmdutil.ExitTimeout
-	}
-	if o.F.JSON {
-		if err := o.F.IO.PrintJSON(map[string]any{"sessions": entries, "timed_out": timedOut}); err != nil {
+		if err := f.IO.PrintJSON(map[string]any{
+			"sessions":  entries,
+			"until":     w.until,
+			"timed_out": code == cmdutil.ExitTimeout,
+		}); err != nil {
 			return err
 		}
 	} else {
 		for _, e := range entries {
-			fmt.Fprintf(o.F.IO.Out, "%s\t%s\n", e.ID, e.State)
+			if e.Reason == "" {
+				fmt.Fprintf(f.IO.Out, "%s\t%s\n", e.ID, e.State)
+			} else {
+				fmt.Fprintf(f.IO.Out, "%s\t%s\t%s\n", e.ID, e.State, e.Reason)
+			}
 		}
-		if timedOut {
-			fmt.Fprintln(o.F.IO.ErrOut, "csa: wait timed out")
-		}
+	}
+	if note != "" {
+		fmt.Fprintln(f.IO.ErrOut, "csa: "+note)
 	}
 	if code != cmdutil.ExitOK {
 		return &cmdutil.Silent{Exit: code}
 	}
 	return nil
-}
-
-// interactiveWait decides the contract: --until, or every session
-// interactive. Mixing interactive and headless sessions is refused.
-func (o *Options) interactiveWait(store *session.Store, ids []string) (bool, error) {
-	n := 0
-	for _, id := range ids {
-		st, err := store.Load(id)
-		if err != nil {
-			return false, err
-		}
-		if st.Interactive != nil {
-			n++
-		}
-	}
-	switch {
-	case n == 0 && o.Until != "":
-		return false, ixUsageErr("--until is for interactive sessions (csa run -i)")
-	case n > 0 && n < len(ids):
-		return false, cmdutil.Usagef("cannot wait for interactive and headless sessions together: their exit statuses differ")
-	}
-	return n > 0, nil
 }
