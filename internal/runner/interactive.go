@@ -93,7 +93,7 @@ func StartPane(ctx context.Context, store *session.Store, run *Run, pane Pane) (
 	})
 	if err != nil {
 		run.Release()
-		return failStart(store, id, fmt.Sprintf("cannot start its tmux session: %v", err))
+		return failStart(ctx, store, id, fmt.Sprintf("cannot start its tmux session: %v", err))
 	}
 	interactive.Append(store.Dir(id), interactive.EvSpawned, map[string]any{
 		"tmux_socket": ix.Socket, "tmux_session": ix.TmuxSession, "pane_pid": pid,
@@ -107,23 +107,27 @@ func StartPane(ctx context.Context, store *session.Store, run *Run, pane Pane) (
 		if err == nil && st.Status != session.Pending {
 			return st, nil
 		}
-		if time.Now().After(deadline) {
-			pane.Server.KillSession(ctx, ix.TmuxSession)
-			return failStart(store, id, "its pane wrapper did not start the agent within 10s")
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			why := "its pane wrapper did not start the agent within 10s"
+			if ctx.Err() != nil {
+				why = "csa run -i was " + context.Cause(ctx).Error() + " while its pane started"
+			}
+			pane.Server.KillSession(context.WithoutCancel(ctx), ix.TmuxSession)
+			return failStart(ctx, store, id, why)
 		}
 		if !store.SupervisorAlive(id) && time.Since(run.State.CreatedAt) > time.Second {
 			if panes, perr := pane.Server.Panes(ctx); perr == nil {
 				if _, ok := panes[ix.TmuxSession]; !ok {
-					return failStart(store, id, "its pane exited before the agent started (see "+store.Path(id, interactive.PaneLog)+")")
+					return failStart(ctx, store, id, "its pane exited before the agent started (see "+store.Path(id, interactive.PaneLog)+")")
 				}
 			}
 		}
-		time.Sleep(3 * time.Millisecond)
+		pause(ctx, 3*time.Millisecond)
 	}
 }
 
-func failStart(store *session.Store, id, msg string) (*session.State, error) {
-	return store.Update(context.Background(), id, func(cur *session.State) error {
+func failStart(ctx context.Context, store *session.Store, id, msg string) (*session.State, error) {
+	return store.Update(context.WithoutCancel(ctx), id, func(cur *session.State) error {
 		if cur.Status != session.Pending {
 			return session.ErrNoChange
 		}

@@ -59,8 +59,9 @@ func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Du
 			continue
 		}
 		if !st.Status.Ended() {
-			// The supervisor is gone or not responding: record it here.
-			st, err = store.Update(ctx, id, func(cur *session.State) error {
+			// The supervisor is gone or not responding: record it here,
+			// interrupted or not.
+			st, err = store.Update(context.WithoutCancel(ctx), id, func(cur *session.State) error {
 				if cur.Status.Ended() {
 					return session.ErrNoChange
 				}
@@ -106,10 +107,9 @@ func waitEnded(ctx context.Context, store *session.Store, ids []string, d time.D
 				break
 			}
 		}
-		if !pending || time.Now().After(deadline) || ctx.Err() != nil {
+		if !pending || time.Now().After(deadline) || pause(ctx, 20*time.Millisecond) != nil {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -128,4 +128,16 @@ func closePane(ctx context.Context, st *session.State) {
 		return
 	}
 	tmux.Server{Bin: bin, Socket: ix.Socket}.KillSession(ctx, ix.TmuxSession)
+}
+
+// pause waits d, or returns ctx's cause when it ends first.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
 }

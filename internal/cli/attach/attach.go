@@ -19,8 +19,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "attach ID",
 		Short: "Attach this terminal to an interactive session (detach with C-b d)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			_, st, err := f.CwdSession(args[0])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, st, err := f.CwdSession(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

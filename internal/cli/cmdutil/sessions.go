@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -27,12 +28,12 @@ func ResolveAll(store *session.Store, prefixes []string) ([]string, error) {
 }
 
 // Current loads a session and settles whether its supervisor still lives.
-func (f *Factory) Current(store *session.Store, id string) (*session.State, error) {
+func (f *Factory) Current(ctx context.Context, store *session.Store, id string) (*session.State, error) {
 	st, err := store.Load(id)
 	if err != nil {
 		return nil, err
 	}
-	return runner.Reconcile(context.Background(), store, st, f.Now()), nil
+	return runner.Reconcile(ctx, store, st, f.Now()), nil
 }
 
 // GuardLineage refuses to act on the calling session or its ancestors: a
@@ -62,7 +63,7 @@ func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) 
 
 // CwdSession resolves a prefix in the current project's store and returns
 // the store and the session's current state (a dead supervisor settled).
-func (f *Factory) CwdSession(prefix string) (*session.Store, *session.State, error) {
+func (f *Factory) CwdSession(ctx context.Context, prefix string) (*session.Store, *session.State, error) {
 	store, _, err := f.CwdStore()
 	if err != nil {
 		return nil, nil, err
@@ -71,7 +72,7 @@ func (f *Factory) CwdSession(prefix string) (*session.Store, *session.State, err
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Current(store, id)
+	st, err := f.Current(ctx, store, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,4 +91,17 @@ func SessionsArg(sessionsDir, idArg string) (*session.Store, string, error) {
 	}
 	store, err := session.Open(sessionsDir)
 	return store, id, err
+}
+
+// Pause waits d, or returns ctx's cause when it ends first: every polling
+// loop of a command waits through it, so an interrupt ends it at once.
+func Pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
 }

@@ -44,7 +44,7 @@ lists it under cgroups_kept, with the reason).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ageSet = cmd.Flags().Changed("max-age-days")
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "only list what would be removed")
@@ -65,7 +65,7 @@ type Item struct {
 const youngDir = time.Minute
 
 // Run collects garbage.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	root, err := o.F.ProjectRoot(".")
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func Run(o *Options) error {
 	var items []Item
 	var errs []error
 	for _, s := range stores {
-		found, err := o.collect(s)
+		found, err := o.collect(ctx, s)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -181,7 +181,7 @@ func supervised(stores []*session.Store, id string) bool {
 	return false
 }
 
-func (o *Options) collect(s *session.Store) ([]Item, error) {
+func (o *Options) collect(ctx context.Context, s *session.Store) ([]Item, error) {
 	ents, err := s.List()
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func (o *Options) collect(s *session.Store) ([]Item, error) {
 		}
 		st := e.State
 		if !st.Status.Ended() {
-			st = runner.Reconcile(context.Background(), s, st, now)
+			st = runner.Reconcile(ctx, s, st, now)
 			if st.Status == session.Crashed {
 				add("orphan: supervisor died")
 			}

@@ -25,7 +25,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "inspect ID",
 		Short: "Show the whole recorded state of a session",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.CwdStore()
 			if err != nil {
 				return err
@@ -34,7 +34,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := f.Current(store, id)
+			st, err := f.Current(cmd.Context(), store, id)
 			if err != nil {
 				return err
 			}

@@ -27,9 +27,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "kill ID... [--grace DUR]",
 		Short: "Stop sessions (SIGTERM, then SIGKILL after the grace period), descendants first",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().DurationVar(&o.Grace, "grace", 5*time.Second, "time between SIGTERM and SIGKILL")
@@ -43,7 +43,7 @@ type Entry struct {
 }
 
 // Run kills the sessions and every running descendant, deepest first.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	if o.Grace < 0 {
 		return cmdutil.Usagef("--grace cannot be negative")
 	}
@@ -62,7 +62,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	states, err := runner.Kill(context.Background(), store, targets, o.Grace, "killed by csa kill")
+	states, err := runner.Kill(ctx, store, targets, o.Grace, "killed by csa kill")
 	if o.F.JSON {
 		out := make([]Entry, len(states))
 		for i, st := range states {

@@ -1,12 +1,12 @@
 package logs
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
@@ -32,7 +32,7 @@ type Chunk struct {
 // interactiveLogs prints an interactive session's transcript (or pane
 // output) from a cursor; the cursor is a byte offset in a file that only
 // grows, so it stays valid however far the pane has scrolled.
-func (o *Options) interactiveLogs(store *session.Store, st *session.State) error {
+func (o *Options) interactiveLogs(ctx context.Context, store *session.Store, st *session.State) error {
 	src, off, err := parseCursor(o.From)
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (o *Options) interactiveLogs(store *session.Store, st *session.State) error
 		path = transcript
 	}
 	for {
-		cur, err := o.F.Current(store, st.ID)
+		cur, err := o.F.Current(ctx, store, st.ID)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,9 @@ func (o *Options) interactiveLogs(store *session.Store, st *session.State) error
 			}
 			return nil
 		}
-		time.Sleep(o.Poll)
+		if err := cmdutil.Pause(ctx, o.Poll); err != nil {
+			return err
+		}
 	}
 }
 

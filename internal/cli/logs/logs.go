@@ -4,6 +4,7 @@ package logs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -47,9 +48,9 @@ gives the pane's bytes as recorded. --json answers {session_id, source, path,
 text, next_cursor}; --from CURSOR continues after an earlier answer, and stays
 valid however far the pane has scrolled.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "keep printing while the session runs")
@@ -61,7 +62,7 @@ valid however far the pane has scrolled.`,
 }
 
 // Run copies the chosen record to stdout, byte for byte.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	if n := btoi(o.Events) + btoi(o.Stderr) + btoi(o.Raw); n > 1 {
 		return cmdutil.Usagef("--raw, --events and --stderr cannot be combined")
 	}
@@ -88,7 +89,7 @@ func Run(o *Options) error {
 			return err
 		}
 		if st.Interactive != nil {
-			return o.interactiveLogs(store, st)
+			return o.interactiveLogs(ctx, store, st)
 		}
 		if o.From != "" {
 			return cmdutil.Usagef("--from is for interactive sessions")
@@ -110,7 +111,7 @@ func Run(o *Options) error {
 	for {
 		// Read the state before the file: whatever was written before the
 		// session ended is then certain to be copied.
-		st, err := o.F.Current(store, id)
+		st, err := o.F.Current(ctx, store, id)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,9 @@ func Run(o *Options) error {
 		if !o.Follow || st.Status.Ended() {
 			return nil
 		}
-		time.Sleep(o.Poll)
+		if err := cmdutil.Pause(ctx, o.Poll); err != nil {
+			return err
+		}
 	}
 }
 

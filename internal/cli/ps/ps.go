@@ -30,11 +30,11 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Use:   "ps [--all] [--tree]",
 		Short: "List sessions of this project (every project with --all)",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(o)
 			}
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.All, "all", "a", false, "list the sessions of every project")
@@ -82,11 +82,11 @@ func newRow(st *session.Summary, now time.Time) *Row {
 }
 
 // Run lists the sessions.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	// A listing allocates a few megabytes and exits: collecting garbage
 	// on the way would be most of its time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	states, err := o.load()
+	states, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func Run(o *Options) error {
 
 // load reads the sessions and settles the liveness of running ones; broken
 // records are reported on stderr and skipped (csa gc removes them).
-func (o *Options) load() ([]*session.Summary, error) {
+func (o *Options) load(ctx context.Context) ([]*session.Summary, error) {
 	var stores []*session.Store
 	if o.All {
 		all, err := o.F.AllStores()
@@ -145,7 +145,7 @@ func (o *Options) load() ([]*session.Summary, error) {
 			if !sum.Status.Ended() {
 				// Only a live session can have lost its supervisor.
 				if st, err := s.Load(sum.ID); err == nil {
-					st = runner.Reconcile(context.Background(), s, st, o.F.Now())
+					st = runner.Reconcile(ctx, s, st, o.F.Now())
 					v := st.Summarize()
 					sum = &v
 				}

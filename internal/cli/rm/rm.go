@@ -2,7 +2,6 @@
 package rm
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "rm ID... [--force]",
 		Short: "Remove sessions and their records (a running one only with --force, which kills it)",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.CwdStore()
 			if err != nil {
 				return err
@@ -31,7 +30,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			for _, id := range ids {
-				st, err := f.Current(store, id)
+				st, err := f.Current(cmd.Context(), store, id)
 				if err != nil {
 					return err
 				}
@@ -39,7 +38,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 					if !force {
 						return cmdutil.Refused("running", fmt.Errorf("session %s is %s: kill it first, or use --force", id, st.Status))
 					}
-					if _, err := runner.Kill(context.Background(), store, []string{id}, 0, "killed by csa rm --force"); err != nil {
+					if _, err := runner.Kill(cmd.Context(), store, []string{id}, 0, "killed by csa rm --force"); err != nil {
 						return err
 					}
 				}

@@ -40,7 +40,7 @@ submits it. --keys sends tmux key names (Enter, C-c, Escape, Up, ...).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
 			o.textSet = cmd.Flags().Changed("text")
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Text, "text", "", "text to type")
@@ -60,12 +60,12 @@ type Sent struct {
 }
 
 // Run types into the pane.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	text, err := o.text()
 	if err != nil {
 		return err
 	}
-	store, st, err := o.F.CwdSession(o.ID)
+	store, st, err := o.F.CwdSession(ctx, o.ID)
 	if err != nil {
 		return err
 	}
@@ -84,10 +84,11 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
 	dir := store.Dir(id)
 	name := st.Interactive.TmuxSession
-	waitReady(dir, st, sp)
+	if err := waitReady(ctx, dir, st, sp); err != nil {
+		return err
+	}
 	before := paneLogSize(dir)
 	if text != "" {
 		// Always a (bracketed) paste: one input however long, and Codex
@@ -112,7 +113,9 @@ func Run(o *Options) error {
 	}
 	if o.Enter {
 		if text != "" && sp.SubmitDelay > 0 {
-			time.Sleep(sp.SubmitDelay)
+			if err := cmdutil.Pause(ctx, sp.SubmitDelay); err != nil {
+				return err
+			}
 		}
 		if err := srv.SendKeys(ctx, name, "Enter"); err != nil {
 			return o.tmuxErr(id, err)
@@ -174,7 +177,7 @@ func (o *Options) tmuxErr(id string, err error) error {
 
 // waitReady holds typing back while the agent's interface may still drop
 // keys: until its start hook reports it up, or its ready delay passes.
-func waitReady(dir string, st *session.State, sp *runner.Spec) {
+func waitReady(ctx context.Context, dir string, st *session.State, sp *runner.Spec) error {
 	start := st.StartedAt
 	if start.IsZero() {
 		start = st.CreatedAt
@@ -182,11 +185,14 @@ func waitReady(dir string, st *session.State, sp *runner.Spec) {
 	for time.Since(start) < sp.ReadyDelay {
 		if sp.ReadyHook {
 			if t, err := interactive.ReadTurns(dir); err == nil && !t.ReadyAt.IsZero() {
-				return
+				return nil
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if err := cmdutil.Pause(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 func submits(keys []string) bool {

@@ -32,9 +32,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 waiting_input, completed, crashed, stuck or degraded, with a reason and, with
 --json, the raw signals (pane, exit record, agent process tree, heartbeat,
 turn hooks, output and CPU quiet time).`,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "every interactive session of this project")
@@ -49,7 +49,7 @@ type Row struct {
 }
 
 // Run classifies and prints.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	if o.All == (len(o.IDs) > 0) {
 		return cmdutil.Usagef("give session ids or --all")
 	}
@@ -69,11 +69,11 @@ func Run(o *Options) error {
 	} else if ids, err = cmdutil.ResolveAll(store, ids); err != nil {
 		return err
 	}
-	sessions, err := Load(o.F, store, ids)
+	sessions, err := Load(ctx, o.F, store, ids)
 	if err != nil {
 		return err
 	}
-	rows := Classify(o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
+	rows := Classify(ctx, o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
 	if o.F.JSON {
 		return o.F.IO.PrintJSON(map[string]any{"sessions": rows})
 	}
@@ -91,10 +91,10 @@ func InteractiveIDs(store *session.Store) ([]string, error) {
 
 // Load reads the sessions (settling any whose wrapper died) and refuses
 // ones that are not interactive.
-func Load(f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.State, error) {
+func Load(ctx context.Context, f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.State, error) {
 	out := make([]*session.State, len(ids))
 	for i, id := range ids {
-		st, err := f.Current(store, id)
+		st, err := f.Current(ctx, store, id)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func Load(f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.St
 // Classify observes the sessions together (one process-table read, one
 // tmux call per server) and classifies each. A state that differs from the
 // last one seen is written to the session's activity journal.
-func Classify(f *cmdutil.Factory, store *session.Store, sessions []*session.State, set interactive.Settings) []Row {
+func Classify(ctx context.Context, f *cmdutil.Factory, store *session.Store, sessions []*session.State, set interactive.Settings) []Row {
 	targets := make([]interactive.Target, len(sessions))
 	for i, st := range sessions {
 		// Load reconciled each session through its supervisor lock: one
@@ -118,7 +118,7 @@ func Classify(f *cmdutil.Factory, store *session.Store, sessions []*session.Stat
 	}
 	bin, _ := tmux.Find()
 	ob := &interactive.Observer{TmuxBin: bin, Now: f.Now}
-	obs := ob.Observe(context.Background(), targets)
+	obs := ob.Observe(ctx, targets)
 	rows := make([]Row, len(sessions))
 	for i, st := range sessions {
 		v := interactive.Classify(obs[i], set)

@@ -1,9 +1,6 @@
 package wait
 
 import (
-	"os"
-	"syscall"
-
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/session"
@@ -65,16 +62,4 @@ func settle(outs []outcome, any bool) (done bool, exit int) {
 		return true, cmdutil.ExitFailed
 	}
 	return true, cmdutil.ExitOK
-}
-
-func signalName(s os.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	}
-	return s.String()
 }

@@ -3,8 +3,8 @@
 package wait
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,9 +46,9 @@ passed, 130 interrupted.
 
 States for --until: just_started, in_progress, waiting_input, completed,
 crashed, stuck, degraded.`,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
-			return Run(o)
+			return Run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Any, "any", false, "return as soon as one session has reached its goal or failed")
@@ -75,7 +75,7 @@ type Entry struct {
 // Run checks the arguments, then polls the sessions until the wait is
 // settled. Sessions whose supervisor died are settled as crashed on the
 // way, so a wait never hangs on a dead run.
-func Run(o *Options) error {
+func Run(ctx context.Context, o *Options) error {
 	if len(o.IDs) == 0 {
 		return cmdutil.Usagef("give one or more session ids (see csa ps)")
 	}
@@ -117,7 +117,7 @@ func Run(o *Options) error {
 		w.set = cmdutil.Classifier(&cfg.Config)
 		w.poll = 4 * o.Poll // each look runs tmux and reads /proc
 	}
-	return w.run()
+	return w.run(ctx)
 }
 
 type waiter struct {
@@ -129,19 +129,15 @@ type waiter struct {
 	poll  time.Duration
 }
 
-func (w *waiter) run() error {
+func (w *waiter) run(ctx context.Context) error {
 	var deadline <-chan time.Time
 	if w.o.Timeout > 0 {
 		t := time.NewTimer(w.o.Timeout)
 		defer t.Stop()
 		deadline = t.C
 	}
-	var interrupted <-chan os.Signal
-	if w.o.F.Signals != nil {
-		interrupted = w.o.F.Signals()
-	}
 	for {
-		entries, err := w.look()
+		entries, err := w.look(ctx)
 		if err != nil {
 			return err
 		}
@@ -155,8 +151,8 @@ func (w *waiter) run() error {
 		select {
 		case <-deadline:
 			return w.report(entries, cmdutil.ExitTimeout, "wait timed out")
-		case sig := <-interrupted:
-			return w.report(entries, cmdutil.ExitInterrupted, "wait interrupted by "+signalName(sig))
+		case <-ctx.Done():
+			return w.report(entries, cmdutil.ExitInterrupted, "wait "+context.Cause(ctx).Error())
 		case <-time.After(w.poll):
 		}
 	}
@@ -164,12 +160,12 @@ func (w *waiter) run() error {
 
 // look reads every session once: headless ones from their state, the
 // interactive ones classified together.
-func (w *waiter) look() ([]Entry, error) {
+func (w *waiter) look(ctx context.Context) ([]Entry, error) {
 	entries := make([]Entry, len(w.ids))
 	var ix []*session.State
 	var ixAt []int
 	for i, id := range w.ids {
-		st, err := w.o.F.Current(w.store, id)
+		st, err := w.o.F.Current(ctx, w.store, id)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +183,7 @@ func (w *waiter) look() ([]Entry, error) {
 		entries[i] = e
 	}
 	if len(ix) > 0 {
-		for j, r := range status.Classify(w.o.F, w.store, ix, w.set) {
+		for j, r := range status.Classify(ctx, w.o.F, w.store, ix, w.set) {
 			e := &entries[ixAt[j]]
 			sig := r.Signals
 			e.State, e.Reason, e.Signals = string(r.State), r.Reason, &sig

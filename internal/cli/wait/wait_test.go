@@ -2,6 +2,7 @@ package wait
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -66,12 +68,10 @@ func TestSettle(t *testing.T) {
 	}
 }
 
-// world is a project with a state directory, and a factory whose
-// signals the test delivers.
+// world is a project with a state directory and a factory.
 type world struct {
 	f        *cmdutil.Factory
 	out, err bytes.Buffer
-	sigs     chan os.Signal
 	store    *session.Store
 }
 
@@ -82,13 +82,12 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	t.Chdir(proj)
-	w := &world{sigs: make(chan os.Signal, 1)}
+	w := &world{}
 	env := map[string]string{"CSA_STATE_DIR": filepath.Join(dir, "state"), "HOME": dir}
 	w.f = &cmdutil.Factory{
-		IO:      &cmdutil.IOStreams{Out: &w.out, ErrOut: &w.err},
-		Getenv:  func(k string) string { return env[k] },
-		Now:     time.Now,
-		Signals: func() <-chan os.Signal { return w.sigs },
+		IO:     &cmdutil.IOStreams{Out: &w.out, ErrOut: &w.err},
+		Getenv: func(k string) string { return env[k] },
+		Now:    time.Now,
 	}
 	store, _, err := w.f.CwdStore()
 	if err != nil {
@@ -139,8 +138,9 @@ func TestInterrupted(t *testing.T) {
 	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		w := newWorld(t)
 		id := w.session(t, session.Running)
-		w.sigs <- sig
-		err := Run(&Options{F: w.f, IDs: []string{id}, Poll: time.Millisecond})
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(&interrupt.Signal{Sig: sig})
+		err := Run(ctx, &Options{F: w.f, IDs: []string{id}, Poll: time.Millisecond})
 		if got := exitOf(err); got != cmdutil.ExitInterrupted {
 			t.Fatalf("%v: exit %d (%v), want 130", sig, got, err)
 		}
@@ -165,13 +165,13 @@ func TestUsageErrors(t *testing.T) {
 		{Options{IDs: []string{"01ZZZZZZZZZZZZZZZZZZZZZZZZ"}}, "no session matches"},
 	} {
 		c.o.F = w.f
-		err := Run(&c.o)
+		err := Run(context.Background(), &c.o)
 		if got := exitOf(err); got != cmdutil.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: exit %d, %v; want 2, %q", c.o.IDs, got, err, c.want)
 		}
 	}
 	// --until completed is the goal of a headless session anyway.
-	if err := Run(&Options{F: w.f, IDs: []string{done}, Until: "completed"}); err != nil {
+	if err := Run(context.Background(), &Options{F: w.f, IDs: []string{done}, Until: "completed"}); err != nil {
 		t.Fatalf("--until completed on a headless session: %v", err)
 	}
 }
