@@ -383,3 +383,110 @@ func TestSystemdLayer(t *testing.T) {
 		t.Fatalf("systemd-run was called with\n%s\nwant %q", b, want)
 	}
 }
+
+// Ctrl-C during a tier's retry backoff ends csa at once with 130, and no
+// further session is started.
+func TestInterruptDuringTierBackoff(t *testing.T) {
+	e := newEnv(t)
+	cfg := "[tiers.t]\nmodels = [\"codex/p1/m1\", \"claude-code/p2/m2\"]\n[failover]\nretries = 2\nbackoff = \"60s\"\n"
+	if err := os.WriteFile(filepath.Join(e.dir, "proj", ".csa", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := e.cmd("run", "--tier", "t", "ratelimited m1; echo answered")
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first attempt fails rate limited: csa is now in its backoff.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rows := e.ps()
+		if len(rows) == 1 && rows[0].State == "failed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first attempt did not fail: %+v", rows)
+		}
+	}
+	c.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Fatalf("exit %v, want 130; stderr: %s", err, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		c.Process.Kill()
+		t.Fatal("csa slept out its backoff after SIGINT")
+	}
+	if !strings.Contains(errb.String(), "interrupted by SIGINT") {
+		t.Errorf("stderr %q", errb.String())
+	}
+	if rows := e.ps(); len(rows) != 1 {
+		t.Fatalf("a session was started after the interrupt: %+v", rows)
+	}
+}
+
+// Nothing of a run outlives its SIGKILLed supervisor, with no other csa
+// command run: its group keeper ends the agent's child that left the
+// group and ignores SIGHUP and SIGTERM.
+func TestKeeperEndsWhatSurvivesTheSupervisor(t *testing.T) {
+	for _, mode := range []string{"foreground", "detached"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t)
+			pidfile := filepath.Join(e.dir, "orphan.pid")
+			prompt := "orphan " + pidfile + "; sleep 60s"
+			var sup int
+			if mode == "detached" {
+				id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", prompt))
+				waitFile(t, pidfile)
+				var st struct {
+					SupervisorPID int `json:"supervisor_pid"`
+				}
+				json.Unmarshal([]byte(e.csa(0, "inspect", "--json", id)), &st)
+				sup = st.SupervisorPID
+			} else {
+				c := e.cmd("run", "--tool", "codex", prompt)
+				if err := c.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer c.Wait()
+				waitFile(t, pidfile)
+				sup = c.Process.Pid
+			}
+			orphan, _ := strconv.Atoi(waitFile(t, pidfile))
+			if sup <= 0 || !alive(orphan) {
+				t.Fatalf("supervisor %d, orphan %d alive %v", sup, orphan, alive(orphan))
+			}
+			syscall.Kill(sup, syscall.SIGKILL)
+			waitDead(t, orphan)
+		})
+	}
+}
+
+// The last event of a run is written before the state that ends it:
+// whoever sees the session ended finds session.ended in its events.
+func TestLastEventBeforeFinalState(t *testing.T) {
+	e := newEnv(t)
+	for i := 0; i < 40; i++ {
+		id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", "echo hi"))
+		dirs, _ := filepath.Glob(filepath.Join(e.dir, "state", "projects", "*", "sessions", id))
+		if len(dirs) != 1 {
+			t.Fatalf("no directory for %s", id)
+		}
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Microsecond) {
+			b, _ := os.ReadFile(filepath.Join(dirs[0], "state.toml"))
+			if bytes.Contains(b, []byte("state = 'completed'")) {
+				ev, _ := os.ReadFile(filepath.Join(dirs[0], "events.jsonl"))
+				if !bytes.Contains(ev, []byte(`"type":"session.ended"`)) {
+					t.Fatalf("run %d: state ended, events without session.ended:\n%s", i, ev)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d never completed: %s", i, b)
+			}
+		}
+	}
+}

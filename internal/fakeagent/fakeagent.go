@@ -18,6 +18,7 @@
 //	forkbomb N       start up to N sleeping children, report how many started
 //	overlap FILE MS  count this run in FILE ("current max", under flock) for MS ms
 //	ratelimited M... fail with a 429 when the run's model (-m/--model) is one of M
+//	orphan PIDFILE   start a child in a session of its own that ignores SIGHUP and SIGTERM
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -147,6 +148,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
+	"orphan": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -275,6 +277,14 @@ func run(out emitter, step string) (code int, done bool) {
 			}
 		}
 		out.text(fmt.Sprintf("started %d of %d processes: %v", started, n, ferr))
+	case "orphan":
+		// A child that leaves the group (setsid) and ignores SIGHUP and
+		// SIGTERM: it dies with nothing of the run unless csa ends it.
+		c := exec.Command("sh", "-c", "trap '' HUP TERM; exec sleep 300")
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err == nil {
+			os.WriteFile(arg, []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+		}
 	case "waitfile":
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 			if _, err := os.Stat(arg); err == nil {
