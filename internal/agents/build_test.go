@@ -103,11 +103,11 @@ func TestBuild(t *testing.T) {
 		{GeminiCLI, Request{Prompt: prompt, Yolo: true, ResumeID: "g-1"},
 			[]string{"--output-format", "stream-json", "--yolo", "--skip-trust", "--resume", "g-1", "-p", prompt}, nil, "g-1"},
 		{Opencode, Request{Prompt: prompt},
-			[]string{"run", "--format", "json", prompt}, nil, ""},
+			[]string{"run", "--format", "json", "--print-logs", "--log-level", "ERROR", prompt}, nil, ""},
 		{Opencode, Request{Prompt: prompt, Model: "anthropic/claude-sonnet-4"},
-			[]string{"run", "--format", "json", "-m", "anthropic/claude-sonnet-4", prompt}, nil, ""},
+			[]string{"run", "--format", "json", "--print-logs", "--log-level", "ERROR", "-m", "anthropic/claude-sonnet-4", prompt}, nil, ""},
 		{Opencode, Request{Prompt: prompt, Effort: "high", Yolo: true, ResumeID: "ses_1"},
-			[]string{"run", "--format", "json", "--variant", "high", "--auto", "-s", "ses_1", prompt}, nil, "ses_1"},
+			[]string{"run", "--format", "json", "--print-logs", "--log-level", "ERROR", "--variant", "high", "--auto", "-s", "ses_1", prompt}, nil, "ses_1"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool)+" "+strings.Join(tt.args, " "), func(t *testing.T) {

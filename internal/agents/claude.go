@@ -76,6 +76,12 @@ type claudeLine struct {
 	APIErrorStatus int          `json:"api_error_status"`
 	Usage          *claudeUsage `json:"usage"`
 	Errors         []string     `json:"errors"`
+	// A system/api_retry line: Claude Code retries a failed request.
+	Attempt      int     `json:"attempt"`
+	MaxRetries   int     `json:"max_retries"`
+	RetryDelayMS float64 `json:"retry_delay_ms"`
+	ErrorStatus  int     `json:"error_status"`
+	Error        string  `json:"error"`
 }
 
 type claudeParser struct {
@@ -94,6 +100,10 @@ func (p *claudeParser) Feed(line []byte) []Event {
 	}
 	evs = append(evs, p.setSession(l.SessionID, l.Model)...)
 	switch l.Type {
+	case "system":
+		if l.Subtype == "api_retry" {
+			evs = append(evs, retryEvent(l.Attempt, l.MaxRetries, l.ErrorStatus, int64(l.RetryDelayMS), l.Error))
+		}
 	case "assistant":
 		if l.Message == nil {
 			break

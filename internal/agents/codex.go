@@ -3,6 +3,9 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
 )
 
 var codexSpec = Spec{
@@ -103,10 +106,23 @@ func (p *codexParser) Feed(line []byte) []Event {
 		}
 		evs = append(evs, p.addError(msg))
 	case "error":
+		if m := reconnecting().FindStringSubmatch(l.Message); m != nil {
+			// Codex retries the request by itself: not an error yet.
+			n, _ := strconv.Atoi(m[1])
+			max, _ := strconv.Atoi(m[2])
+			evs = append(evs, retryEvent(n, max, statusOf(m[3]), 0, m[3]))
+			break
+		}
 		evs = append(evs, p.addError(l.Message))
 	}
 	return evs
 }
+
+// reconnecting is how Codex reports its own retries: "Reconnecting... 2/5
+// (exceeded retry limit, last status: 429 Too Many Requests)".
+var reconnecting = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+)\s*\((.*)\)\s*$`)
+})
 
 func (p *codexParser) item(it *codexItem) []Event {
 	if it == nil {

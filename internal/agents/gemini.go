@@ -2,7 +2,10 @@ package agents
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 var geminiSpec = Spec{
@@ -81,6 +84,54 @@ type geminiParser struct {
 	stream
 	answer strings.Builder
 	failed bool
+	retry  *pendingRetry // an "Attempt N failed" whose retry is not told yet
+}
+
+// pendingRetry is a failed attempt Gemini CLI reported on stderr.
+type pendingRetry struct {
+	attempt int
+	msg     strings.Builder
+	lines   int
+}
+
+// Gemini CLI reports its own retries on stderr:
+//
+//	Attempt 1 failed: <message, maybe several lines>
+//	Suggested retry after 1s.. Retrying after 5719ms...
+var (
+	geminiAttempt  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Attempt (\d+) failed:?\s*(.*)$`) })
+	geminiRetrying = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Retrying after (\d+)\s*ms`) })
+)
+
+// FeedStderr turns Gemini CLI's retry reports into retry events.
+func (p *geminiParser) FeedStderr(line []byte) []Event {
+	l := strings.TrimSpace(string(line))
+	if m := geminiAttempt().FindStringSubmatch(l); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		p.retry = &pendingRetry{attempt: n}
+		l = m[2]
+	} else if p.retry == nil {
+		return nil
+	}
+	r := p.retry
+	if m := geminiRetrying().FindStringSubmatchIndex(l); m != nil {
+		r.msg.WriteString(l[:m[0]])
+		delay, _ := strconv.ParseInt(l[m[2]:m[3]], 10, 64)
+		p.retry = nil
+		msg := strings.TrimRight(strings.TrimSpace(r.msg.String()), ".")
+		status := statusOf(msg)
+		if strings.Contains(msg, "Suggested retry after") {
+			status = 429 // Google sends RetryInfo with its 429s
+		}
+		return []Event{retryEvent(r.attempt, 0, status, delay, msg)}
+	}
+	// The message goes on; a report that never says it retries is not one.
+	if r.lines++; r.lines > 8 || strings.Contains(l, "Max attempts reached") {
+		p.retry = nil
+		return nil
+	}
+	r.msg.WriteString(l + " ")
+	return nil
 }
 
 func (p *geminiParser) Feed(line []byte) []Event {

@@ -2,7 +2,9 @@ package agents
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 var opencodeSpec = Spec{
@@ -29,7 +31,8 @@ func opencodeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 }
 
 func (opencode) Build(r Request) (Invocation, error) {
-	inv := Invocation{Args: []string{"run", "--format", "json"}}
+	// Its error log on stderr is where it tells of its own retries.
+	inv := Invocation{Args: []string{"run", "--format", "json", "--print-logs", "--log-level", "ERROR"}}
 	inv.Args = appendFlag(inv.Args, "-m", r.Model)
 	inv.Args = appendFlag(inv.Args, "--variant", r.Effort)
 	if r.Yolo {
@@ -69,9 +72,29 @@ type opencodeLine struct {
 
 type opencodeParser struct {
 	stream
-	step   strings.Builder // text of the current step
-	answer string          // text of the last finished step that said anything
-	failed bool
+	step     strings.Builder // text of the current step
+	answer   string          // text of the last finished step that said anything
+	failed   bool
+	attempts int // failed model requests it logged
+}
+
+// opencodeStreamError is OpenCode's log line for a failed model request,
+// which it retries (five times in all):
+//
+//	... level=ERROR ... message="stream error" ... error.error="AI_APICallError: <message>"
+var opencodeStreamError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`level=ERROR .*message="stream error".*?error\.error="((?:[^"\\]|\\.)*)"`)
+})
+
+// FeedStderr turns OpenCode's logged request failures into retry events.
+func (p *opencodeParser) FeedStderr(line []byte) []Event {
+	m := opencodeStreamError().FindSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	p.attempts++
+	msg := strings.TrimPrefix(strings.ReplaceAll(string(m[1]), `\"`, `"`), "AI_APICallError: ")
+	return []Event{retryEvent(p.attempts, 0, statusOf(msg), 0, msg)}
 }
 
 func (p *opencodeParser) Feed(line []byte) []Event {

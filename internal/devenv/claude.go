@@ -45,7 +45,9 @@ func prepareClaude(home, url string, o Options, env map[string]string) error {
 	env["DISABLE_AUTOUPDATER"] = "1"
 	env["DISABLE_ERROR_REPORTING"] = "1"
 	// Without it Claude Code retries a 429 ten times with backoff (~2 min).
-	env["CLAUDE_CODE_MAX_RETRIES"] = strconv.Itoa(o.Retries)
+	if o.Retries != ProgramRetries {
+		env["CLAUDE_CODE_MAX_RETRIES"] = strconv.Itoa(o.Retries)
+	}
 	if os.Geteuid() == 0 {
 		// As root --dangerously-skip-permissions is refused without it.
 		env["IS_SANDBOX"] = "1"

@@ -19,20 +19,23 @@ func prepareCodex(home, url string, o Options, env map[string]string) error {
 		return err
 	}
 	codexHome := filepath.Join(home, ".codex")
+	provider := map[string]any{
+		"name":     "csa model server",
+		"base_url": url + "/v1",
+		"env_key":  codexKeyVar,
+		// "chat" is rejected by codex 0.169.
+		"wire_api": "responses",
+	}
+	if o.Retries != ProgramRetries {
+		// Codex retries a 429 five times by default (~5 s).
+		provider["request_max_retries"] = o.Retries
+		provider["stream_max_retries"] = o.Retries
+	}
 	cfg := map[string]any{
 		"model":                       CodexModel,
 		"model_provider":              "csa",
 		"check_for_update_on_startup": false,
-		"model_providers": map[string]any{"csa": map[string]any{
-			"name":     "csa model server",
-			"base_url": url + "/v1",
-			"env_key":  codexKeyVar,
-			// "chat" is rejected by codex 0.169.
-			"wire_api": "responses",
-			// Codex retries a 429 five times by default (~5 s).
-			"request_max_retries": o.Retries,
-			"stream_max_retries":  o.Retries,
-		}},
+		"model_providers":             map[string]any{"csa": provider},
 		// Without these codex contacts outside hosts and hangs ~5 s at exit.
 		"analytics": map[string]any{"enabled": false},
 		"otel":      map[string]any{"metrics_exporter": "none"},

@@ -6,14 +6,14 @@ import (
 
 // prepareGemini sets up Gemini CLI.
 func prepareGemini(home, url string, o Options, env map[string]string) error {
+	general := map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+	if o.Retries != ProgramRetries {
+		// Attempts per request, capped at 10 by gemini; the default 10
+		// with 5-30 s backoff takes minutes on a 429.
+		general["maxAttempts"] = min(o.Retries+1, 10)
+	}
 	settings := map[string]any{
-		"general": map[string]any{
-			// Attempts per request, capped at 10 by gemini; the default 10
-			// with 5-30 s backoff takes minutes on a 429.
-			"maxAttempts":                  min(o.Retries+1, 10),
-			"enableAutoUpdate":             false,
-			"enableAutoUpdateNotification": false,
-		},
+		"general": general,
 		// Without it gemini exits 41, "Invalid auth method selected".
 		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},

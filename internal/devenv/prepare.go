@@ -16,6 +16,10 @@ import (
 // DefaultAPIKey is the fake key the programs send when Options has none.
 const DefaultAPIKey = "sk-csa-modelserver-0000000000000000"
 
+// ProgramRetries, as Options.Retries, leaves each program's own retry
+// policy in place, as a user has it.
+const ProgramRetries = -1
+
 // Options shape a prepared HOME.
 type Options struct {
 	// Programs to prepare, by name (claude, codex-acp); all when empty. The ACP agents share
@@ -24,9 +28,10 @@ type Options struct {
 	// APIKey is the fake key the programs send; DefaultAPIKey when empty.
 	APIKey string
 	// Retries is how often each program retries a failed model request by
-	// itself. 0 fails at once, so a 429 reaches the caller quickly. OpenCode
-	// has no such setting: it always retries 5 times, waiting for the
-	// server's retry-after-ms or retry-after.
+	// itself. 0 fails at once, so a 429 reaches the caller quickly;
+	// ProgramRetries leaves each program its own policy (minutes of
+	// retries for some). OpenCode has no such setting: it always retries
+	// 5 times, waiting for the server's retry-after-ms or retry-after.
 	Retries int
 	// Trusted project directories: their trust screens are pre-answered.
 	Trusted []string
@@ -45,7 +50,7 @@ func Prepare(home, serverURL string, opts Options) ([]string, error) {
 	if opts.APIKey == "" {
 		opts.APIKey = DefaultAPIKey
 	}
-	if opts.Retries < 0 {
+	if opts.Retries < ProgramRetries {
 		return nil, errors.New("prepare home: negative retries")
 	}
 	programs := opts.Programs

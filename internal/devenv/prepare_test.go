@@ -152,7 +152,7 @@ func TestPrepareErrors(t *testing.T) {
 	}{
 		"relative home":    {"home", Options{}},
 		"unknown program":  {t.TempDir(), Options{Programs: []string{"aider"}}},
-		"negative retries": {t.TempDir(), Options{Retries: -1}},
+		"negative retries": {t.TempDir(), Options{Retries: -2}},
 		"relative trusted": {t.TempDir(), Options{Trusted: []string{"rel"}}},
 	}
 	for name, tt := range tests {

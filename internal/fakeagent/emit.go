@@ -15,6 +15,9 @@ type emitter interface {
 	text(s string)
 	fail(msg string) // a provider error in the tool's own format
 	end()
+	// retry reports, as the real program does, that it retries a request
+	// that failed with a 429.
+	retry(attempt, max int)
 }
 
 func newEmitter(tool string) emitter {
@@ -46,6 +49,9 @@ func (plainOut) start(string)    {}
 func (plainOut) text(s string)   { fmt.Println(s) }
 func (plainOut) fail(msg string) { fmt.Fprintln(os.Stderr, msg) }
 func (plainOut) end()            {}
+func (plainOut) retry(n, max int) {
+	fmt.Fprintf(os.Stderr, "retrying after a 429 (%d/%d)\n", n, max)
+}
 
 type claudeOut struct {
 	sid  string
@@ -63,6 +69,9 @@ func (c *claudeOut) text(s string) {
 func (c *claudeOut) fail(msg string) {
 	emit(m{"type": "result", "subtype": "success", "is_error": true, "result": msg, "session_id": c.sid})
 }
+func (c *claudeOut) retry(n, max int) {
+	emit(m{"type": "system", "subtype": "api_retry", "attempt": n, "max_retries": max, "retry_delay_ms": 1000, "error_status": 429, "error": "rate_limit", "session_id": c.sid})
+}
 func (c *claudeOut) end() {
 	emit(m{"type": "result", "subtype": "success", "is_error": false, "result": strings.Join(c.said, "\n"), "session_id": c.sid, "usage": usage})
 }
@@ -78,6 +87,9 @@ func (c *codexOut) text(s string) {
 	emit(m{"type": "item.completed", "item": m{"id": fmt.Sprintf("item_%d", c.n), "type": "agent_message", "text": s}})
 }
 func (c *codexOut) fail(msg string) { emit(m{"type": "turn.failed", "error": m{"message": msg}}) }
+func (c *codexOut) retry(n, max int) {
+	emit(m{"type": "error", "message": fmt.Sprintf("Reconnecting... %d/%d (exceeded retry limit, last status: 429 Too Many Requests)", n, max)})
+}
 func (c *codexOut) end() {
 	emit(m{"type": "turn.completed", "usage": m{"input_tokens": 12, "cached_input_tokens": 0, "output_tokens": 7}})
 }
@@ -90,6 +102,9 @@ func (geminiOut) text(s string) {
 }
 func (geminiOut) fail(msg string) {
 	emit(m{"type": "result", "status": "error", "error": m{"type": "api", "message": msg}})
+}
+func (geminiOut) retry(n, max int) {
+	fmt.Fprintf(os.Stderr, "Attempt %d failed: Resource exhausted.\nSuggested retry after 1s.. Retrying after 5000ms...\n", n)
 }
 func (geminiOut) end() {
 	emit(m{"type": "result", "status": "success", "stats": m{"input_tokens": 12, "output_tokens": 7, "total_tokens": 19}})
@@ -106,6 +121,9 @@ func (o *opencodeOut) text(s string) {
 }
 func (o *opencodeOut) fail(msg string) {
 	emit(m{"type": "error", "sessionID": o.sid, "error": m{"name": "APIError", "data": m{"message": msg}}})
+}
+func (o *opencodeOut) retry(n, max int) {
+	fmt.Fprintf(os.Stderr, "timestamp=2026-01-01T00:00:00Z level=ERROR message=\"stream error\" providerID=p error.error=\"AI_APICallError: Rate limit reached (429)\"\n")
 }
 func (o *opencodeOut) end() {
 	emit(m{"type": "step_finish", "sessionID": o.sid, "part": m{"type": "step-finish", "reason": "stop", "tokens": m{"input": 12, "output": 7, "reasoning": 0, "cache": m{"read": 0, "write": 0}}}})

@@ -19,6 +19,8 @@
 //	overlap FILE MS  count this run in FILE ("current max", under flock) for MS ms
 //	ratelimited M... fail with a 429 when the run's model (-m/--model) is one of M
 //	orphan PIDFILE   start a child in a session of its own that ignores SIGHUP and SIGTERM
+//	retrying N M...  report N retries of a 429 in the tool's own format, then hang
+//	                 (with models M, only when the run's model is one of them)
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -34,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -148,7 +151,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true,
+	"orphan": true, "retrying": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -277,6 +280,22 @@ func run(out emitter, step string) (code int, done bool) {
 			}
 		}
 		out.text(fmt.Sprintf("started %d of %d processes: %v", started, n, ferr))
+	case "retrying":
+		// Like a program retrying a 429 by itself: N reports, then it
+		// waits on (csa is to give up on it). With models named, only
+		// when the run's model is one of them.
+		if len(words) < 2 {
+			break
+		}
+		n, _ := strconv.Atoi(words[1])
+		if len(words) > 2 && !slices.Contains(words[2:], model) {
+			break
+		}
+		for i := 1; i <= n; i++ {
+			out.retry(i, 10)
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {}
 	case "orphan":
 		// A child that leaves the group (setsid) and ignores SIGHUP and
 		// SIGTERM: it dies with nothing of the run unless csa ends it.

@@ -66,10 +66,11 @@ type hookSettings struct {
 
 type recorder struct{ last []string }
 
-func (r *recorder) start(string)    {}
-func (r *recorder) text(s string)   { fmt.Println(s); r.last = append(r.last, s) }
-func (r *recorder) fail(msg string) { fmt.Fprintln(os.Stderr, msg) }
-func (r *recorder) end()            {}
+func (r *recorder) start(string)     {}
+func (r *recorder) text(s string)    { fmt.Println(s); r.last = append(r.last, s) }
+func (r *recorder) fail(msg string)  { fmt.Fprintln(os.Stderr, msg) }
+func (r *recorder) end()             {}
+func (r *recorder) retry(n, max int) { fmt.Printf("retrying after a 429 (%d/%d)\n", n, max) }
 
 func interactiveMain() int {
 	ia := parseInteractive(os.Args[1:])

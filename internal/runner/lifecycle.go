@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,8 +37,10 @@ type life struct {
 	lastOutput atomic.Int64
 	// giveUp ends the run early, from the output pump: the agent reported
 	// that it keeps retrying a rate limit.
-	giveUp  chan *ending
-	retries retryCount
+	giveUp chan *ending
+	// observed serialises what the two output pumps observe.
+	observed sync.Mutex
+	retries  retryCount
 }
 
 // ending records why csa itself stopped the program.

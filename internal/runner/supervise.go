@@ -125,6 +125,8 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 // observe records one event of the program's output, shows answer text to
 // a person watching, and counts the agent's own retries.
 func (l *life) observe(e agents.Event) {
+	l.observed.Lock()
+	defer l.observed.Unlock()
 	l.ev.Emit(e.Type, e.Data)
 	switch d := e.Data.(type) {
 	case agents.Text:
