@@ -87,6 +87,11 @@ type world struct {
 }
 
 func newWorld(t *testing.T, script string) *world {
+	return newWorldWith(t, script, devenv.Options{})
+}
+
+// newWorldWith prepares the agents' HOME with opts (its Trusted is set).
+func newWorldWith(t *testing.T, script string, opts devenv.Options) *world {
 	t.Helper()
 	paths := requireAll(t)
 	sc, err := modelserver.Parse([]byte(script))
@@ -102,7 +107,8 @@ func newWorld(t *testing.T, script string) *world {
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "proj")
 	os.MkdirAll(filepath.Join(proj, ".csa"), 0o755)
-	env, err := devenv.Prepare(filepath.Join(dir, "home"), url, devenv.Options{Trusted: []string{proj}})
+	opts.Trusted = []string{proj}
+	env, err := devenv.Prepare(filepath.Join(dir, "home"), url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
