@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every csa performance benchmark and prints one table of the figures
 # against the targets (see docs/performance.md). About 4-7 minutes on 2 cores
-# (the real-agent benchmark needs scripts/install-agents.sh first).
+# (the real-agent benchmarks need `make agents` first).
 #
 #   bench/run.sh            # everything
 #   bench/run.sh -quick     # fewer iterations (a smoke run, ~40 s)
@@ -50,7 +50,8 @@ bench 'PsJSON|PsTable|InspectPrefix|StoreList' "${ps}x"
 bench 'StoreResolve|StoreIDs' 200x
 bench 'SupervisorRSS' "${rss}x"
 bench 'StatusAll' 20x # 50 interactive sessions in tmux
-bench 'AgentOverhead' 10x # the real programs (scripts/install-agents.sh), pairs of 0.3-5 s runs: ~4 min
+bench 'AgentOverhead' 10x # the real programs (make agents), pairs of 0.3-5 s runs: ~4 min
+bench 'Failover' 5x       # a tier whose first model is each real program answering 429: ~2 min
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
 echo
