@@ -11,7 +11,7 @@
 //	ignore-term      ignore SIGTERM            fork N        start N sleeping children
 //	read             read stdin to EOF, print how many bytes
 //	pidfile PATH     write own pid             hang          block forever
-//	write PATH TEXT  write a file
+//	write PATH TEXT  write a file              await PATH    block until PATH exists
 //
 //	error TEXT       fail with a provider error in the tool's own format
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
@@ -147,6 +147,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
+	"await": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -239,6 +240,13 @@ func run(out emitter, step string) (code int, done bool) {
 		os.WriteFile(arg, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	case "hang":
 		select {}
+	case "await": // a turn that lasts until the test says so: await PATH
+		for {
+			if _, err := os.Stat(arg); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "alloc":
 		n, _ := strconv.Atoi(arg)
 		mem := make([][]byte, n)
