@@ -61,14 +61,17 @@ func TestRealInteractive(t *testing.T) {
 				Sessions []struct {
 					State   string `json:"state"`
 					Signals struct {
-						Turns int  `json:"turns"`
-						Hooks bool `json:"hooks"`
+						Turns        int    `json:"turns"`
+						Hooks        bool   `json:"hooks"`
+						HooksSilent  bool   `json:"hooks_silent"`
+						ClassifiedBy string `json:"classified_by"`
 					} `json:"signals"`
 				} `json:"sessions"`
 			}
 			out, _, _ := w.csa("status", "--json", id)
 			decode(t, out, &st)
-			if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 {
+			// Judged by the real agent's hooks, not the fallback for silent ones.
+			if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 || s.Signals.HooksSilent || s.Signals.ClassifiedBy != "hooks" {
 				t.Fatalf("after two turns: %s", out)
 			}
 			var lg struct {

@@ -66,6 +66,7 @@ func TestScripts(t *testing.T) {
 			"exits":        cmdExits,
 			"waitnoagents": cmdWaitNoAgents,
 			"waitfile":     cmdWaitFile,
+			"poll":         cmdPoll,
 		},
 	})
 }
@@ -92,6 +93,10 @@ func writeFakeConfig(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600)
 }
 
+// waitBound bounds every polling command: a failure, not a slow machine,
+// should be what reaches it.
+const waitBound = time.Minute
+
 // capture VAR: set VAR to the trimmed stdout of the previous command.
 func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
@@ -116,9 +121,9 @@ func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitfor ID STATE: poll `csa inspect` until the session is in STATE
-// (bounded: 20 s), for steps that must happen while a run is live.
+// (bounded: waitBound), for steps that must happen while a run is live.
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for {
 		cmd := exec.Command("csa", "inspect", "--json", args[0])
 		cmd.Dir = ts.MkAbs(".")
@@ -166,11 +171,11 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Repeat("x", n)), 0o644))
 }
 
-// waitps REGEXP: poll `csa ps` until its output matches (bounded: 20 s).
+// waitps REGEXP: poll `csa ps` until its output matches (bounded: waitBound).
 func cmdWaitPs(ts *testscript.TestScript, neg bool, args []string) {
 	re, err := regexp.Compile("(?m)" + args[0])
 	ts.Check(err)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for {
 		cmd := exec.Command("csa", "ps")
 		cmd.Dir = ts.MkAbs(".")
@@ -204,11 +209,11 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], v)
 }
 
-// waitnoagents: wait (bounded: 10 s) until no process started for this
+// waitnoagents: wait (bounded: waitBound) until no process started for this
 // script's state directory is left, and fail naming any that remain.
 func cmdWaitNoAgents(ts *testscript.TestScript, neg bool, args []string) {
 	tag := []byte("CSA_STATE_DIR=" + ts.Getenv("CSA_STATE_DIR") + "\x00")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for {
 		var left []string
 		dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -225,6 +230,28 @@ func cmdWaitNoAgents(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("processes left behind:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// poll REGEXP PROG ARGS...: run PROG until its stdout matches REGEXP
+// (bounded: waitBound), for a condition no csa command waits for; the last
+// run's stdout and stderr become the script's.
+func cmdPoll(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: poll REGEXP PROG ARGS...")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(waitBound)
+	for {
+		ts.Exec(args[1], args[2:]...) // a failing run is one more miss
+		if re.MatchString(ts.ReadFile("stdout")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s never printed a match for %q:\n%s%s", args[1], args[0], ts.ReadFile("stdout"), ts.ReadFile("stderr"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

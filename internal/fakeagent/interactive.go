@@ -15,7 +15,10 @@ import (
 // banner and a "> " prompt, runs each line (and a first prompt from argv)
 // as directives, and, when started with --settings FILE holding Claude
 // Code style hooks, calls the UserPromptSubmit and Stop hooks around each
-// turn, the way the real interface does.
+// turn, the way the real interface does. With CSA_FAKE_NO_HOOKS set it
+// plays a release that ignores the hooks csa installs.
+
+const noHooksEnv = "CSA_FAKE_NO_HOOKS"
 
 func isInteractive() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 
@@ -75,7 +78,7 @@ func (r *recorder) retry(n, max int) { fmt.Printf("retrying after a 429 (%d/%d)\
 func interactiveMain() int {
 	ia := parseInteractive(os.Args[1:])
 	var hs hookSettings
-	if ia.settings != "" {
+	if ia.settings != "" && os.Getenv(noHooksEnv) == "" {
 		if b, err := os.ReadFile(ia.settings); err == nil {
 			json.Unmarshal(b, &hs)
 		}

@@ -40,6 +40,20 @@ func (s State) Terminal() bool { return s == Completed || s == Crashed }
 // turn may take to be reported submitted (Claude Code: 0.2 s measured).
 const ConfirmGrace = 3 * time.Second
 
+// HookSilence is how long after an input csa waits for a first event from
+// the hooks it installed before it stops trusting them: a program that never
+// runs them (an older release, a wrapper that drops csa's arguments) would
+// otherwise read in_progress for ever. Working hooks report the submit
+// within a second; Claude Code's start on a loaded machine takes several.
+const HookSilence = 10 * time.Second
+
+// What decided a verdict (Signals.ClassifiedBy).
+const (
+	ByProcess  = "process"  // exit record, pane, wrapper, heartbeat, start grace
+	ByHooks    = "hooks"    // the agent's own turn events
+	ByActivity = "activity" // CPU of the agent's tree and pane output
+)
+
 // Settings tune the classifier.
 type Settings struct {
 	// Grace: a session this young with no clearer signal is just_started.
@@ -63,7 +77,9 @@ type Verdict struct {
 // agent's own turn events, then CPU and output quiet time.
 func Classify(o Observation, set Settings) Verdict {
 	s := signals(o)
+	by := ByProcess
 	v := func(st State, format string, args ...any) Verdict {
+		s.ClassifiedBy = by
 		return Verdict{State: st, Reason: fmt.Sprintf(format, args...), Signals: s}
 	}
 	age := o.Now.Sub(o.StartedAt)
@@ -123,16 +139,24 @@ func Classify(o Observation, set Settings) Verdict {
 		return v(Degraded, "cannot read the turn record: %v", o.TurnsErr)
 	}
 
-	// 2. The agent's own turn events.
+	// 2. The agent's own turn events, unless its hooks proved silent.
 	t := o.Turns
+	hooks, silence := o.Hooks, ""
+	if o.hooksSilent() {
+		hooks = false
+		silence = fmt.Sprintf("no turn events from the agent's hooks for %s after input %d", round(o.Now.Sub(o.inputAt())), t.Submits)
+	}
+	if hooks {
+		by = ByHooks
+	}
 	pending := t.Submits > 0 && (t.LastTurnAt.IsZero() || t.LastSubmitAt.After(t.LastTurnAt))
-	if o.Hooks && !pending && t.Unconfirmed > 0 && !t.LastTurnAt.IsZero() && t.LastTurnAt.After(t.LastSentAt) &&
+	if hooks && !pending && t.Unconfirmed > 0 && !t.LastTurnAt.IsZero() && t.LastTurnAt.After(t.LastSentAt) &&
 		o.Now.Sub(t.LastTurnAt) < ConfirmGrace {
 		// Sent while a turn ran: the agent queues it and reports its
 		// submit just after that turn's end.
 		return v(InProgress, "input %d was queued behind turn %d, which just finished", t.Submits, t.Turns)
 	}
-	if o.Hooks {
+	if hooks {
 		if !pending && t.Turns > 0 {
 			return v(WaitingInput, "turn %d finished %s ago (the agent's turn-complete hook)", t.Turns, round(o.Now.Sub(t.LastTurnAt)))
 		}
@@ -141,12 +165,13 @@ func Classify(o Observation, set Settings) Verdict {
 		}
 	}
 	if age < set.Grace {
+		by = ByProcess
 		return v(JustStarted, "started %s ago (grace %s)", round(age), set.Grace)
 	}
 
 	// 3. Activity: CPU of the whole agent tree and pane output.
 	quiet := o.Now.Sub(o.lastActive())
-	if o.Hooks {
+	if hooks {
 		if quiet >= set.StuckAfter {
 			if t.Unconfirmed > 0 && !t.LastSentAt.Before(t.LastSubmitAt) {
 				return v(Stuck, "input %d sent %s ago was never taken by the agent (no submit event), and nothing happened for %s", t.Submits, round(o.Now.Sub(t.LastSentAt)), round(quiet))
@@ -155,16 +180,21 @@ func Classify(o Observation, set Settings) Verdict {
 		}
 		return v(InProgress, "working on input %d (last sign of activity %s ago)", t.Submits, round(quiet))
 	}
+	by = ByActivity
+	why := "no turn events from this agent: judged by CPU and output"
+	if silence != "" {
+		why = silence + ": judged by CPU and output"
+	}
 	if quiet < set.Quiet {
-		return v(InProgress, "active %s ago (output or CPU of its process tree)", round(quiet))
+		return v(InProgress, "active %s ago (output or CPU of its process tree; %s)", round(quiet), why)
 	}
 	if o.answered() {
-		return v(WaitingInput, "quiet for %s after answering (no turn events from this agent: judged by CPU and output)", round(quiet))
+		return v(WaitingInput, "quiet for %s after answering (%s)", round(quiet), why)
 	}
 	if quiet >= set.StuckAfter {
-		return v(Stuck, "no output or CPU for %s since its last input", round(quiet))
+		return v(Stuck, "no output or CPU for %s since its last input (%s)", round(quiet), why)
 	}
-	return v(InProgress, "no answer yet to its last input (quiet for %s, stuck after %s)", round(quiet), set.StuckAfter)
+	return v(InProgress, "no answer yet to its last input (quiet for %s, stuck after %s; %s)", round(quiet), set.StuckAfter, why)
 }
 
 func exited(v func(State, string, ...any) Verdict, code int, sig, reason string) Verdict {

@@ -116,3 +116,82 @@ func TestParseState(t *testing.T) {
 		t.Fatalf("ParseState(done): %v", err)
 	}
 }
+
+// An agent given hooks that never runs them is judged by CPU and output
+// once an input it answered is HookSilence old; any hook event restores
+// the hooks.
+func TestClassifySilentHooks(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	set := Settings{Grace: 5 * time.Second, Quiet: 3 * time.Second, StuckAfter: time.Minute}
+	// at is a live hooked session at age d whose first prompt (input 1,
+	// not confirmed by a submit hook) was answered on the pane at 1 s.
+	at := func(d time.Duration, f func(*Observation)) Observation {
+		now := t0.Add(d)
+		o := Observation{
+			Now: now, StartedAt: t0, Record: session.Running, WrapperAlive: true, RunID: "r1",
+			Pane: &PaneInfo{PID: 100}, AgentPID: 101, Hooks: true,
+			Heartbeat:   &Heartbeat{At: now.Add(-500 * time.Millisecond), CPUActiveAt: t0.Add(time.Second)},
+			Turns:       Turns{Submits: 1, LastSubmitAt: t0, Unconfirmed: 1},
+			OutputBytes: 40, OutputAt: t0.Add(time.Second),
+		}
+		if f != nil {
+			f(&o)
+		}
+		return o
+	}
+	silence := HookSilence + time.Second
+	cases := []struct {
+		name   string
+		o      Observation
+		state  State
+		reason string
+		by     string
+		silent bool
+	}{
+		{"no hook event yet, within HookSilence", at(HookSilence-time.Second, nil), InProgress, "working on input 1", ByHooks, false},
+		{"no hook event after HookSilence: quiet after answering", at(silence, nil), WaitingInput,
+			"quiet for 10s after answering (no turn events from the agent's hooks for 11s after input 1: judged by CPU and output)", ByActivity, true},
+		{"no hook event after HookSilence: still active", at(silence, func(o *Observation) { o.OutputAt = o.Now.Add(-time.Second) }),
+			InProgress, "active 1s ago (output or CPU of its process tree; no turn events from the agent's hooks", ByActivity, true},
+		{"the window starts when the agent does", at(silence, func(o *Observation) { o.StartedAt = t0.Add(5 * time.Second); o.OutputAt = o.StartedAt }),
+			InProgress, "working on input 1", ByHooks, false},
+		{"a sent input: the window starts at the send", at(time.Minute, func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: o.Now.Add(-5 * time.Second), LastSentAt: o.Now.Add(-5 * time.Second), Unconfirmed: 2,
+				LogSizeAtSubmit: 40, EchoBytes: 10}
+			o.OutputBytes, o.OutputAt = 80, o.Now.Add(-4*time.Second)
+		}), InProgress, "working on input 2", ByHooks, false},
+		{"a sent input answered, no hook event for HookSilence", at(time.Minute, func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: o.Now.Add(-silence), LastSentAt: o.Now.Add(-silence), Unconfirmed: 2,
+				LogSizeAtSubmit: 40, EchoBytes: 10}
+			o.OutputBytes, o.OutputAt = 80, o.Now.Add(-silence+time.Second)
+		}), WaitingInput, "hooks for 11s after input 2", ByActivity, true},
+		{"only the echo on the pane: the hooks still decide", at(time.Minute, func(o *Observation) {
+			o.Turns = Turns{Submits: 2, LastSubmitAt: o.Now.Add(-silence), LastSentAt: o.Now.Add(-silence), Unconfirmed: 2,
+				LogSizeAtSubmit: 40, EchoBytes: 10}
+			o.OutputBytes, o.OutputAt = 50, o.Now.Add(-silence)
+		}), InProgress, "working on input 2", ByHooks, false},
+		{"the submit hook ran: hooks trusted", at(time.Minute, func(o *Observation) {
+			o.Turns.Unconfirmed, o.Turns.LastSubmitAt = 0, t0.Add(2*time.Second)
+		}), InProgress, "working on input 1", ByHooks, false},
+		{"the ready hook ran: hooks trusted", at(time.Minute, func(o *Observation) { o.Turns.ReadyAt = t0.Add(time.Second) }),
+			InProgress, "working on input 1", ByHooks, false},
+		{"a late turn event: hooks trusted again", at(time.Minute, func(o *Observation) {
+			o.Turns.Turns, o.Turns.LastTurnAt = 1, o.Now.Add(-ConfirmGrace-time.Second)
+		}), WaitingInput, "turn 1 finished", ByHooks, false},
+		{"a tool without hooks is never silent", at(time.Minute, func(o *Observation) { o.Hooks = false }),
+			WaitingInput, "no turn events from this agent", ByActivity, false},
+		{"the process decides first", at(time.Minute, func(o *Observation) { o.Done = &Done{RunID: "r1"} }),
+			Completed, "status 0", ByProcess, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Classify(c.o, set)
+			if v.State != c.state || !strings.Contains(v.Reason, c.reason) {
+				t.Fatalf("got %s (%s), want %s (%q)", v.State, v.Reason, c.state, c.reason)
+			}
+			if v.Signals.ClassifiedBy != c.by || v.Signals.HooksSilent != c.silent {
+				t.Fatalf("classified_by %q, hooks_silent %v; want %q, %v", v.Signals.ClassifiedBy, v.Signals.HooksSilent, c.by, c.silent)
+			}
+		})
+	}
+}

@@ -83,6 +83,14 @@ type Turns struct {
 	ReadyAt time.Time `json:"ready_at,omitempty"`
 }
 
+// HooksHeard reports that an agent given hooks ran one of them: a start or
+// a finished turn, or a submit (which either confirms an input csa counted,
+// so Unconfirmed drops below Submits, or counts one of its own). Derived,
+// so turns.json written before it existed reads the same.
+func (t Turns) HooksHeard() bool {
+	return !t.ReadyAt.IsZero() || !t.LastTurnAt.IsZero() || t.Unconfirmed < t.Submits
+}
+
 // maxMessage bounds the last message kept in turns.json.
 const maxMessage = 4096
 

@@ -56,12 +56,7 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 		return o
 	}
 	o.RunID, o.Hooks = ix.RunID, ix.Hooks
-	var d Done
-	if err := ReadJSON(filepath.Join(t.Dir, DoneFile), &d); err == nil {
-		o.Done = &d
-	} else if !errors.Is(err, os.ErrNotExist) {
-		o.DoneErr = err
-	}
+	o.Done, o.DoneErr = readDone(t.Dir)
 	if fi, err := os.Stat(filepath.Join(t.Dir, PaneLog)); err == nil {
 		o.OutputBytes, o.OutputAt = fi.Size(), fi.ModTime()
 	}
@@ -76,6 +71,13 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 	}
 	if p, ok := panes[ix.TmuxSession]; ok {
 		o.Pane = &PaneInfo{PID: p.PID, Dead: p.Dead, DeadStatus: p.DeadStatus, Command: p.Command}
+	}
+	if o.Pane == nil || o.Pane.Dead {
+		// The agent may have exited since its exit record was read: the
+		// wrapper writes it before the pane goes.
+		if o.Done, o.DoneErr = readDone(t.Dir); o.Done != nil {
+			return o
+		}
 	}
 	o.ScanErr = ob.scanErr
 	if o.Pane != nil && ob.table != nil {
@@ -92,6 +94,19 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 		o.HeartbeatErr = err
 	}
 	return o
+}
+
+// readDone reads the exit record (nil while the agent runs).
+func readDone(dir string) (*Done, error) {
+	var d Done
+	err := ReadJSON(filepath.Join(dir, DoneFile), &d)
+	if err == nil {
+		return &d, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return nil, err
 }
 
 func (ob *Observer) serverPanes(ctx context.Context, socket string) (map[string]tmux.Pane, error) {

@@ -50,6 +50,12 @@ type Signals struct {
 	TurnsError   string `json:"turns_error,omitempty"`
 	RunID        string `json:"run_id"`
 	LastActiveMS int64  `json:"last_active_ms"`
+	// HooksSilent: the agent should announce its turns but no event of its
+	// hooks came HookSilence after an input it answered, so CPU and output
+	// decide; the first event trusts the hooks again.
+	HooksSilent bool `json:"hooks_silent"`
+	// ClassifiedBy is what decided the state: process, hooks or activity.
+	ClassifiedBy string `json:"classified_by"`
 }
 
 // Observation is the raw material of Signals, gathered by Observe.
@@ -123,6 +129,7 @@ func signals(o Observation) Signals {
 		s.TurnAgeMS = ms(o.Now.Sub(t))
 	}
 	s.Answered = o.answered()
+	s.HooksSilent = o.hooksSilent()
 	s.LastActiveMS = ms(o.Now.Sub(o.lastActive()))
 	return s
 }
@@ -130,6 +137,24 @@ func signals(o Observation) Signals {
 // answered: the pane showed more since the last input than its echo.
 func (o *Observation) answered() bool {
 	return o.OutputBytes > o.Turns.LogSizeAtSubmit+o.Turns.EchoBytes
+}
+
+// hooksSilent: the agent was given hooks but has run none of them (no
+// ready, submit or turn-complete event) though an input it answered was
+// submitted HookSilence ago. Once the hooks were heard they are trusted:
+// an input queued behind a long turn gets no event until that turn ends.
+func (o *Observation) hooksSilent() bool {
+	t := o.Turns
+	return o.Hooks && t.Submits > 0 && !t.HooksHeard() && o.answered() && o.Now.Sub(o.inputAt()) >= HookSilence
+}
+
+// inputAt is when the last input was given, or when the agent started if
+// later (a first prompt is recorded before the agent runs).
+func (o *Observation) inputAt() time.Time {
+	if o.Turns.LastSubmitAt.After(o.StartedAt) {
+		return o.Turns.LastSubmitAt
+	}
+	return o.StartedAt
 }
 
 // lastActive is the newest sign of life of the agent itself.

@@ -162,17 +162,19 @@ func (w *paneWrapper) end(l *life, ps *os.ProcessState, end *ending) int {
 		}
 		done.ExitCode = code
 	}
-	if err := writeDone(filepath.Join(w.dir, interactive.DoneFile), &done); err != nil {
-		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
-	}
-	interactive.Append(w.dir, interactive.EvAgentExited, &done)
 	out := agents.Outcome{}
 	if t, err := interactive.ReadTurns(w.dir); err == nil {
 		out.Result, out.ProviderSessionID = t.LastMessage, t.ProviderSession
 	}
+	// The session's end (its reason: an OOM kill, csa kill) is recorded
+	// before the exit record, which whoever watches the pane reads first.
 	if _, err := l.finish(ps, end, out, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
 	}
+	if err := writeDone(filepath.Join(w.dir, interactive.DoneFile), &done); err != nil {
+		fmt.Fprintln(os.Stderr, "csa: pane wrapper:", err)
+	}
+	interactive.Append(w.dir, interactive.EvAgentExited, &done)
 	return code
 }
 

@@ -90,17 +90,11 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	before := paneLogSize(dir)
-	if text != "" {
-		// Always a (bracketed) paste: one input however long, and Codex
-		// takes typed text followed by a quick Enter as a paste.
-		if err := srv.Paste(ctx, name, []byte(text)); err != nil {
-			return o.tmuxErr(id, err)
-		}
-	}
 	submitted := o.Enter || submits(o.Keys)
 	if submitted {
-		// Recorded before the Enter, so the agent's own submit hook (and
-		// its answer) always come after it.
+		// Recorded before the paste, so the agent's own submit hook (and
+		// its answer) always come after it, even from a program whose
+		// line reading submits pasted newlines at once.
 		interactive.UpdateTurns(dir, func(t *interactive.Turns) {
 			t.Submits++
 			t.LastSubmitAt = o.F.Now().UTC()
@@ -110,6 +104,13 @@ func Run(ctx context.Context, o *Options) error {
 				t.Unconfirmed++
 			}
 		})
+	}
+	if text != "" {
+		// Always a (bracketed) paste: one input however long, and Codex
+		// takes typed text followed by a quick Enter as a paste.
+		if err := srv.Paste(ctx, name, []byte(text)); err != nil {
+			return o.tmuxErr(id, err)
+		}
 	}
 	if o.Enter {
 		if text != "" && sp.SubmitDelay > 0 {
