@@ -93,7 +93,7 @@ var model string
 // valueFlags take a value in some real tool's argv.
 var valueFlags = map[string]bool{
 	"-m": true, "--model": true, "--effort": true, "--session-id": true, "--resume": true, "-r": true,
-	"-s": true, "--session": true, "--output-format": true, "--format": true, "-c": true, "--variant": true,
+	"-s": true, "--session": true, "--output-format": true, "--format": true, "-c": true, "--variant": true, "--log-level": true,
 }
 
 // parseArgs reads the argv shapes of the real tools: flags, subcommand
