@@ -71,6 +71,10 @@ func runOverhead(b *testing.B, w *world, key, note string) {
 		cCPU = append(cCPU, c.cpu())
 		return d
 	}
+	if base := os.Getenv("CSA_BENCH_BASE"); base != "" {
+		abOverhead(b, w, key, note, base, direct, viaCSA)
+		return
+	}
 	ds, cs, diff := pairs(b, direct, viaCSA)
 	d50, d90 := report(b, "agent", ds)
 	c50, c90 := report(b, "csa-run", cs)
@@ -122,4 +126,38 @@ func BenchmarkStartup(b *testing.B) {
 	record("startup", "csa --version (process start only)", fmt.Sprintf("p50 %.2f ms, p90 %.2f ms; %+.2f / %+.2f ms vs agent",
 		ms(v50), ms(v90), ms(o50), ms(o90)), fmt.Sprintf("n=%d", len(vs)), "info")
 
+}
+
+// abOverhead compares this csa with an earlier build ($CSA_BENCH_BASE, a
+// csa binary) in one run: triples of the bare agent, the earlier csa and
+// this one, in a random order within each triple, so that both see the
+// same machine. It reports each one's overhead over the agent.
+func abOverhead(b *testing.B, w *world, key, note, base string, direct, viaCSA func() time.Duration) {
+	null := devNull(b)
+	viaBase := func() time.Duration {
+		return w.command(b, null, base, "run", "--tool", "codex", "echo hi").timed(b)
+	}
+	fns := []func() time.Duration{direct, viaBase, viaCSA}
+	for range 5 {
+		for _, f := range fns {
+			f()
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var oldDiff, newDiff []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		var got [3]time.Duration
+		for _, i := range rng.Perm(3) {
+			got[i] = fns[i]()
+		}
+		oldDiff, newDiff = append(oldDiff, got[1]-got[0]), append(newDiff, got[2]-got[0])
+	}
+	b.StopTimer()
+	o50, o90 := report(b, "base-overhead", oldDiff)
+	n50, n90 := report(b, "overhead", newDiff)
+	n := fmt.Sprintf("n=%d", len(newDiff))
+	record(key+"-base", "csa run overhead, earlier build "+filepath.Base(base)+note, fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(o50), ms(o90)), n, "info")
+	record(key+"-overhead", "csa run overhead, this build"+note, fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(n50), ms(n90)),
+		"p50 <= earlier build's", verdict(n50 <= o50))
 }

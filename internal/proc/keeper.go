@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,32 +26,42 @@ const KeeperCommand = "__keep"
 // the run's tag in its environment, then removes the cgroup. A run that
 // ends normally tells the keeper so, and it exits touching nothing.
 type Keeper struct {
-	w    *os.File
-	p    *Process
-	done chan struct{}
+	w *os.File
 }
 
-// StartKeeper starts csaExe as the keeper of the run whose processes
-// carry tag (CSA_SESSION_ID=<id>). It starts outside the run and in a
+// keeperScript is the keeper while the run lives: a shell (a few hundred
+// microseconds to start, where csa takes milliseconds) that collects what
+// the supervisor tells it and, when its input ends without "done", hands
+// it to `csa __keep`, which sweeps.
+const keeperScript = `csa=$0 tag=$1 lines=
+while IFS= read -r l; do
+	[ "$l" = done ] && exit 0
+	lines="$lines$l
+"
+done
+printf %s "$lines" | exec "$csa" ` + KeeperCommand + ` "$tag"`
+
+// StartKeeper starts the keeper of the run whose processes carry tag
+// (CSA_SESSION_ID=<id>); csaExe sweeps. It starts outside the run and in a
 // session of its own, with an empty environment, so that neither the run's
 // signals nor a keeper of a parent run (which kills what carries its own
-// tag) reach it. The keeper process is started in the background: a run's
-// start does not wait for it.
+// tag) reach it. It starts in the background: a run's start does not wait
+// for it.
 func StartKeeper(csaExe, tag string) *Keeper {
-	k := &Keeper{done: make(chan struct{})}
+	k := &Keeper{}
 	r, w, err := os.Pipe()
 	if err != nil {
-		close(k.done)
 		return k
 	}
 	k.w = w
+	spec := Spec{Path: "/bin/sh", Args: []string{"-c", keeperScript, csaExe, tag}, Env: []string{}, Dir: "/", Stdin: r}
+	if _, err := os.Stat(spec.Path); err != nil {
+		spec.Args = []string{KeeperCommand, tag}
+		spec.Path = csaExe
+	}
 	go func() {
-		defer close(k.done)
 		defer r.Close()
-		p, err := Start(Spec{Path: csaExe, Args: []string{KeeperCommand, tag}, Env: []string{}, Dir: "/", Stdin: r})
-		if err == nil {
-			k.p = p
-		}
+		Start(spec) // reaped by its own waiter
 	}()
 	return k
 }
@@ -67,8 +78,9 @@ func (k *Keeper) say(line string) {
 	}
 }
 
-// Release tells the keeper the run ended under its supervisor, and waits
-// for it to exit.
+// Release tells the keeper the run ended under its supervisor. It does not
+// wait: the keeper reads "done" and exits by itself, even after its
+// supervisor has.
 func (k *Keeper) Release() {
 	if k.w == nil {
 		return
@@ -76,10 +88,6 @@ func (k *Keeper) Release() {
 	k.say("done\n")
 	k.w.Close()
 	k.w = nil
-	<-k.done
-	if k.p != nil {
-		k.p.Wait()
-	}
 }
 
 // sweepFor bounds how long a keeper keeps killing: processes may fork
@@ -94,7 +102,7 @@ func KeeperMain(args []string) int {
 		return 2
 	}
 	tag := args[0]
-	pgid := 0
+	var pgids []int
 	var procs []string
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
@@ -103,20 +111,22 @@ func KeeperMain(args []string) int {
 		case "done":
 			return 0
 		case "pgid":
-			pgid, _ = strconv.Atoi(arg)
+			if n, err := strconv.Atoi(arg); err == nil && n > 1 {
+				pgids = append(pgids, n)
+			}
 		case "procs":
 			procs = append(procs, arg)
 		}
 	}
 	// The supervisor died before the run ended.
-	Sweep(pgid, tag, procs)
+	Sweep(pgids, tag, procs)
 	return 0
 }
 
-// Sweep kills a run's leftovers: its process group, the processes of its
+// Sweep kills a run's leftovers: its process groups, the processes of its
 // cgroup and those carrying tag, until none is left (bounded), then
 // removes the cgroup directories.
-func Sweep(pgid int, tag string, procs []string) {
+func Sweep(pgids []int, tag string, procs []string) {
 	deadline := time.Now().Add(sweepFor)
 	for {
 		n := 0
@@ -127,7 +137,7 @@ func Sweep(pgid int, tag string, procs []string) {
 				}
 			}
 		}
-		for _, pid := range leftovers(pgid, tag) {
+		for _, pid := range leftovers(pgids, tag) {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				n++
 			}
@@ -167,9 +177,9 @@ func pidsIn(file string) []int {
 	return out
 }
 
-// leftovers lists the live processes (zombies are dead already) of group
-// pgid or whose environment holds tag, except this one.
-func leftovers(pgid int, tag string) []int {
+// leftovers lists the live processes (zombies are dead already) of the
+// groups pgids or whose environment holds tag, except this one.
+func leftovers(pgids []int, tag string) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -186,7 +196,7 @@ func leftovers(pgid int, tag string) []int {
 		if !ok || st.State == 'Z' {
 			continue
 		}
-		if pgid > 1 && st.PGID == pgid {
+		if slices.Contains(pgids, st.PGID) {
 			pids = append(pids, pid)
 			continue
 		}

@@ -87,23 +87,15 @@ func (l *life) killedEarly() *ending {
 	return nil
 }
 
-// start starts the group keeper, confines prog (its cgroup and csa's exec
-// shim) and starts it as spec says; fields go into its process.started
+// start confines prog (its cgroup and csa's exec shim), starts it as spec
+// says and then its group keeper; fields go into its process.started
 // event. A program that cannot start is a *startError. The caller then
 // records the session running.
 func (l *life) start(spec proc.Spec, prog string, args []string, fields map[string]any) error {
 	sp := l.run.Spec
-	if l.keeper == nil && l.s.Exe != "" {
-		l.keeper = proc.StartKeeper(l.s.Exe, EnvSessionID+"="+sp.SessionID)
-	}
 	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
 	if err != nil {
 		return &startError{"cannot set up resource limits: " + err.Error()}
-	}
-	if group != nil && l.keeper != nil {
-		for _, f := range group.Procs {
-			l.keeper.Cgroup(f)
-		}
 	}
 	spec.Path, spec.Args = path, argv
 	p, err := proc.Start(spec)
@@ -112,7 +104,18 @@ func (l *life) start(spec proc.Spec, prog string, args []string, fields map[stri
 		return &startError{err.Error()}
 	}
 	l.p, l.group = p, group
+	// The keeper starts after the program, so that its start never delays
+	// the program's; until then the program dies with its supervisor
+	// (DieWithParent) before it has had time to start anything.
+	if l.keeper == nil && l.s.Exe != "" {
+		l.keeper = proc.StartKeeper(l.s.Exe, EnvSessionID+"="+sp.SessionID)
+	}
 	if l.keeper != nil {
+		if group != nil {
+			for _, f := range group.Procs {
+				l.keeper.Cgroup(f)
+			}
+		}
 		l.keeper.Group(p.PGID())
 	}
 	data := map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": prog, "sandbox": sp.Sandbox.Plan.Layer}
