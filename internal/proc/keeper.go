@@ -61,7 +61,12 @@ func StartKeeper(csaExe, tag string) *Keeper {
 	}
 	go func() {
 		defer r.Close()
-		Start(spec) // reaped by its own waiter
+		p, err := Start(spec) // reaped by its own waiter
+		if err == nil {
+			// While the run lives the keeper only waits: its start must not
+			// take CPU from the run's.
+			syscall.Setpriority(syscall.PRIO_PROCESS, p.Pid, keeperNice)
+		}
 	}()
 	return k
 }
@@ -89,6 +94,10 @@ func (k *Keeper) Release() {
 	k.w.Close()
 	k.w = nil
 }
+
+// keeperNice is the keeper's priority while it waits; the sweep takes back
+// the usual one (root may; others sweep at this one).
+const keeperNice = 19
 
 // sweepFor bounds how long a keeper keeps killing: processes may fork
 // while it works.
@@ -119,6 +128,7 @@ func KeeperMain(args []string) int {
 		}
 	}
 	// The supervisor died before the run ended.
+	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 0)
 	Sweep(pgids, tag, procs)
 	return 0
 }
