@@ -39,14 +39,21 @@ type againKey struct{}
 // arrives; a second one closes Again(ctx). The signals in keep are caught
 // too but change nothing: the process survives them (a pane wrapper
 // leaves Ctrl-C to the agent in its terminal). stop ends the delivery.
+//
+// The signals are caught from a goroutine of their own, whose start (a
+// tenth of a millisecond) overlaps the command's: until Ready(ctx) returns,
+// a signal still has its default effect and ends csa, which is right for
+// a command that has started nothing yet.
 func Notify(parent context.Context, cancel, keep []os.Signal) (ctx context.Context, stop func()) {
 	ctx, cancelCause := context.WithCancelCause(parent)
-	again := make(chan struct{})
+	again, ready := make(chan struct{}), make(chan struct{})
 	ctx = context.WithValue(ctx, againKey{}, (<-chan struct{})(again))
+	ctx = context.WithValue(ctx, readyKey{}, (<-chan struct{})(ready))
 	c := make(chan os.Signal, 4)
-	signal.Notify(c, append(append([]os.Signal(nil), cancel...), keep...)...)
 	done := make(chan struct{})
 	go func() {
+		signal.Notify(c, append(append([]os.Signal(nil), cancel...), keep...)...)
+		close(ready)
 		n := 0
 		for {
 			select {
@@ -65,9 +72,20 @@ func Notify(parent context.Context, cancel, keep []os.Signal) (ctx context.Conte
 		}
 	}()
 	return ctx, func() {
+		<-ready
 		signal.Stop(c)
 		close(done)
 		cancelCause(context.Canceled)
+	}
+}
+
+type readyKey struct{}
+
+// Ready waits until the signals of ctx are caught. A command waits for it
+// before it starts what an interrupt must stop and record (an agent).
+func Ready(ctx context.Context) {
+	if c, ok := ctx.Value(readyKey{}).(<-chan struct{}); ok {
+		<-c
 	}
 }
 

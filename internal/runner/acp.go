@@ -65,7 +65,7 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 	}
 	rIn, wIn, rOut, wOut, rErr, wErr := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 	// The agent is recorded running once its connection is set up.
-	err = l.start(proc.Spec{
+	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, l.run.State, s.Store.Dir(id), sp.Env),
 		Stdin: rIn, Stdout: wOut, Stderr: wErr, DieWithParent: true,
 	}, sp.ACP.Program, nil, map[string]any{"transport": transport.ACP})

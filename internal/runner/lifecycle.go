@@ -91,8 +91,10 @@ func (l *life) killedEarly() *ending {
 // says and then its group keeper; fields go into its process.started
 // event. A program that cannot start is a *startError. The caller then
 // records the session running.
-func (l *life) start(spec proc.Spec, prog string, args []string, fields map[string]any) error {
+func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []string, fields map[string]any) error {
 	sp := l.run.Spec
+	// An interrupt from here on must stop the program and be recorded.
+	interrupt.Ready(ctx)
 	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
 	if err != nil {
 		return &startError{"cannot set up resource limits: " + err.Error()}

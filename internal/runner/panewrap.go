@@ -82,7 +82,7 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 	if end := l.killedEarly(); end != nil {
 		return w.end(l, nil, end)
 	}
-	err = l.start(proc.Spec{
+	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, InTerminal: true, Env: ChildEnv(decodeEnv(base), st, w.dir, sp.Env),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	}, sp.Program, sp.Args, map[string]any{"transport": transport.Tmux})

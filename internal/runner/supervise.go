@@ -71,7 +71,7 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	if err != nil {
 		return nil, err
 	}
-	err = l.start(proc.Spec{
+	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, run.State, s.Store.Dir(id), sp.Env),
 		Stdin: stdinReader(stdin), Stdout: wOut, Stderr: wErr, DieWithParent: true,
 	}, sp.Program, sp.Args, nil)

@@ -37,13 +37,50 @@ import (
 	"github.com/csa-dev/csa/internal/cli/wait"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 // Version is set at build time.
 var Version = "dev"
 
-// NewCmd builds the root command.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// commands are csa's commands by name, each built only when asked for:
+// csa starts for every run, and the command it runs needs only its own.
+var commands = []struct {
+	name  string
+	build func(*cmdutil.Factory) *cobra.Command
+}{
+	{"run", func(f *cmdutil.Factory) *cobra.Command { return run.NewCmd(f, nil) }},
+	{"ps", func(f *cmdutil.Factory) *cobra.Command { return ps.NewCmd(f, nil) }},
+	{"inspect", inspect.NewCmd},
+	{"logs", logs.NewCmd},
+	{"wait", wait.NewCmd},
+	{"kill", kill.NewCmd},
+	{"rm", rm.NewCmd},
+	{"gc", gc.NewCmd},
+	{"config", configcmd.NewCmd},
+	{"init", initcmd.NewCmd},
+	{"doctor", func(f *cmdutil.Factory) *cobra.Command { return doctor.NewCmd(f, Version) }},
+	{"tools", tools.NewCmd},
+	{"tiers", tiers.NewCmd},
+	{"review", func(f *cmdutil.Factory) *cobra.Command { return review.NewCmd(f, nil) }},
+	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
+	{"dev", dev.NewCmd},
+	{"__supervise", supervise.NewCmd},
+	{"__pane", pane.NewCmd},
+	{"__hook", pane.NewHookCmd},
+	{"spawn", run.NewSpawnCmd},
+	{"send", send.NewCmd},
+	{"status", status.NewCmd},
+	{"attach", attach.NewCmd},
+	{resource.ShimCommand, func(*cmdutil.Factory) *cobra.Command { return shim.NewCmd() }},
+}
+
+// NewCmd builds the root command with every command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command { return newCmd(f, "") }
+
+// newCmd builds the root command with the command called only, or with
+// every command when only is "" or none is called so.
+func newCmd(f *cmdutil.Factory, only string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "csa",
 		Short: "csa runs AI coding agents as supervised, recorded, recursive sub-agents",
@@ -68,38 +105,35 @@ group, recorded under the state directory, and able to call csa again.`,
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usagef("%v (see `%s --help`)", err, c.CommandPath())
 	})
-	cmd.AddCommand(
-		run.NewCmd(f, nil),
-		ps.NewCmd(f, nil),
-		inspect.NewCmd(f),
-		logs.NewCmd(f),
-		wait.NewCmd(f),
-		kill.NewCmd(f),
-		rm.NewCmd(f),
-		gc.NewCmd(f),
-		configcmd.NewCmd(f),
-		initcmd.NewCmd(f),
-		doctor.NewCmd(f, Version),
-		tools.NewCmd(f),
-		tiers.NewCmd(f),
-		review.NewCmd(f, nil),
-		debate.NewCmd(f, nil),
-		dev.NewCmd(f),
-		supervise.NewCmd(f),
-		pane.NewCmd(f),
-		pane.NewHookCmd(f),
-		run.NewSpawnCmd(f),
-		send.NewCmd(f),
-		status.NewCmd(f),
-		attach.NewCmd(f),
-		shim.NewCmd(),
-	)
+	for _, c := range commands {
+		if only == c.name {
+			cmd.AddCommand(c.build(f))
+			return cmd
+		}
+	}
+	for _, c := range commands {
+		cmd.AddCommand(c.build(f))
+	}
 	return cmd
+}
+
+// called is the command args name: the first argument that is not a
+// flag (csa's own flags take no separate value).
+func called(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // Main runs csa with args under ctx and returns the process exit status.
 func Main(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	cmd := NewCmd(f)
+	cmd := newCmd(f, called(args))
 	cmd.SetArgs(args)
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
