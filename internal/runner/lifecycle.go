@@ -38,6 +38,9 @@ type life struct {
 	// giveUp ends the run early, from the output pump: the agent reported
 	// that it keeps retrying a rate limit.
 	giveUp chan *ending
+	// abandoned: the run was given up on (to fail over); nothing of it is
+	// kept, so it is stopped without waiting out the grace.
+	abandoned bool
 	// observed serialises what the two output pumps observe.
 	observed sync.Mutex
 	retries  retryCount
@@ -49,6 +52,9 @@ type ending struct {
 	class   string
 	message string
 }
+
+// abandonGrace is the grace of an abandoned run: the next model waits.
+const abandonGrace = 500 * time.Millisecond
 
 // startError is a program that could not be started: the run ends
 // start_failed (or an ACP run falls back to the CLI).
@@ -235,7 +241,7 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 				why = &ending{session.Killed, session.FailKilled, req}
 			}
 		case e := <-l.giveUp:
-			why = e
+			why, l.abandoned = e, true
 		case <-tick:
 			o.tick()
 		}
@@ -261,7 +267,13 @@ func (l *life) startedAt() time.Time {
 
 // stopGroup is the usual stop: SIGTERM to the program's group, SIGKILL
 // after the grace (in the background: watch goes on).
-func (l *life) stopGroup(*ending) { go l.p.Terminate(l.run.Spec.Grace) }
+func (l *life) stopGroup(*ending) {
+	grace := l.run.Spec.Grace
+	if l.abandoned {
+		grace = min(grace, abandonGrace)
+	}
+	go l.p.Terminate(grace)
+}
 
 // killGroup ends the program's group at once.
 func (l *life) killGroup() { l.p.Signal(syscall.SIGKILL) }
