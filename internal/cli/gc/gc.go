@@ -70,16 +70,18 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
+	maxAge := o.MaxAgeDays
 	if !o.ageSet {
 		cfg, err := o.F.Config(root)
 		if err != nil {
 			return err
 		}
-		o.MaxAgeDays = cfg.Config.GC.MaxAgeDays
+		maxAge = cfg.Config.GC.MaxAgeDays
 	}
-	if o.MaxAgeDays < 0 {
+	if maxAge < 0 {
 		return cmdutil.Usagef("--max-age-days cannot be negative")
 	}
+	cutoff := o.F.Now().Add(-time.Duration(maxAge) * 24 * time.Hour)
 	var stores []*session.Store
 	if o.Global {
 		all, err := o.F.AllStores()
@@ -97,7 +99,7 @@ func Run(ctx context.Context, o *Options) error {
 	var items []Item
 	var errs []error
 	for _, s := range stores {
-		found, err := o.collect(ctx, s)
+		found, err := o.collect(ctx, s, cutoff)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -181,7 +183,7 @@ func supervised(stores []*session.Store, id string) bool {
 	return false
 }
 
-func (o *Options) collect(ctx context.Context, s *session.Store) ([]Item, error) {
+func (o *Options) collect(ctx context.Context, s *session.Store, cutoff time.Time) ([]Item, error) {
 	ents, err := s.List()
 	if err != nil {
 		return nil, err
@@ -199,7 +201,6 @@ func (o *Options) collect(ctx context.Context, s *session.Store) ([]Item, error)
 		present[e.ID] = true
 	}
 	now := o.F.Now()
-	cutoff := now.Add(-time.Duration(o.MaxAgeDays) * 24 * time.Hour)
 	var items []Item
 	for _, e := range ents {
 		if protected[e.ID] {
