@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,4 +118,17 @@ func Cause(ctx context.Context) (*Signal, bool) {
 func Is(err error) bool {
 	var s *Signal
 	return errors.As(err, &s)
+}
+
+// Pause waits d, or returns ctx's cause when ctx ends first: every wait a
+// user may interrupt (a polling loop, a backoff) goes through it.
+func Pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/shellquote"
 	"github.com/csa-dev/csa/internal/tmux"
@@ -122,7 +123,7 @@ func StartPane(ctx context.Context, store *session.Store, run *Run, pane Pane) (
 				}
 			}
 		}
-		pause(ctx, 3*time.Millisecond)
+		interrupt.Pause(ctx, 3*time.Millisecond)
 	}
 }
 

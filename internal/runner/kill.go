@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/tmux"
@@ -107,7 +108,7 @@ func waitEnded(ctx context.Context, store *session.Store, ids []string, d time.D
 				break
 			}
 		}
-		if !pending || time.Now().After(deadline) || pause(ctx, 20*time.Millisecond) != nil {
+		if !pending || time.Now().After(deadline) || interrupt.Pause(ctx, 20*time.Millisecond) != nil {
 			return
 		}
 	}
@@ -128,16 +129,4 @@ func closePane(ctx context.Context, st *session.State) {
 		return
 	}
 	tmux.Server{Bin: bin, Socket: ix.Socket}.KillSession(ctx, ix.TmuxSession)
-}
-
-// pause waits d, or returns ctx's cause when it ends first.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -127,7 +128,7 @@ func (f *Failover) model(ctx context.Context, tier string, sp Spec, try Try, cha
 			if d := f.Policy.Backoff.Std() << attempt; d > wait {
 				wait = d
 			}
-			if err := sleep(ctx, wait); err != nil {
+			if err := interrupt.Pause(ctx, wait); err != nil {
 				return nil, err
 			}
 			continue
@@ -169,16 +170,4 @@ func (f *Failover) chain(first string) []string {
 
 func limited(st *session.State) bool {
 	return st.Status == session.Failed && st.Failure != nil && session.RateLimited(st.Failure.Class)
-}
-
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -91,17 +90,4 @@ func SessionsArg(sessionsDir, idArg string) (*session.Store, string, error) {
 	}
 	store, err := session.Open(sessionsDir)
 	return store, id, err
-}
-
-// Pause waits d, or returns ctx's cause when it ends first: every polling
-// loop of a command waits through it, so an interrupt ends it at once.
-func Pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -81,7 +82,7 @@ func (o *Options) interactiveLogs(ctx context.Context, store *session.Store, st 
 			}
 			return nil
 		}
-		if err := cmdutil.Pause(ctx, o.Poll); err != nil {
+		if err := interrupt.Pause(ctx, o.Poll); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -123,7 +124,7 @@ func Run(ctx context.Context, o *Options) error {
 		if !o.Follow || st.Status.Ended() {
 			return nil
 		}
-		if err := cmdutil.Pause(ctx, o.Poll); err != nil {
+		if err := interrupt.Pause(ctx, o.Poll); err != nil {
 			return err
 		}
 	}

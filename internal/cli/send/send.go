@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -114,7 +115,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.Enter {
 		if text != "" && sp.SubmitDelay > 0 {
-			if err := cmdutil.Pause(ctx, sp.SubmitDelay); err != nil {
+			if err := interrupt.Pause(ctx, sp.SubmitDelay); err != nil {
 				return err
 			}
 		}
@@ -189,7 +190,7 @@ func waitReady(ctx context.Context, dir string, st *session.State, sp *runner.Sp
 				return nil
 			}
 		}
-		if err := cmdutil.Pause(ctx, 20*time.Millisecond); err != nil {
+		if err := interrupt.Pause(ctx, 20*time.Millisecond); err != nil {
 			return err
 		}
 	}
