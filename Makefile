@@ -23,8 +23,11 @@ demo: build agents
 agents: build
 	$(BIN)/csa tools install --acp
 
+# vet also fails when go.mod or go.sum is not what `go mod tidy` makes of
+# the imports (run it and commit the result).
 vet:
-	@test -z "$$(gofmt -l cmd internal bench 2>/dev/null)" || { gofmt -l cmd internal bench; echo "gofmt: files above need formatting"; exit 1; }
+	@test -z "$$(gofmt -l cmd internal bench e2e 2>/dev/null)" || { gofmt -l cmd internal bench e2e; echo "gofmt: files above need formatting"; exit 1; }
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum: run go mod tidy and commit the result"; exit 1; }
 	$(GO) vet ./...
 
 test: agents vet
