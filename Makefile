@@ -1,6 +1,7 @@
 # csa — one command for the main job, one for every test.
 #   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
+#   make install csa and csa-model-server into $GOBIN, else ~/.local/bin
 GO      ?= go
 # csa starts for every run: a static binary (no cgo, so no dynamic loader) starts
 # ~0.6 ms sooner. pflag imports net, which would otherwise pull in libc.
@@ -9,10 +10,20 @@ BIN     := $(CURDIR)/bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION)
 
-.PHONY: build demo test agents vet fmt bench clean
+.PHONY: build install demo test agents vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+# make install puts csa and csa-model-server (not the fake agent, a test
+# stand-in) in $(INSTALL_DIR): $GOBIN when go env has one, else ~/.local/bin.
+INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
+
+install:
+	@mkdir -p "$(INSTALL_DIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-model-server
+	@echo "installed csa and csa-model-server in $(INSTALL_DIR)"
+	@case ":$$PATH:" in *":$(INSTALL_DIR):"*) ;; *) echo "note: $(INSTALL_DIR) is not on your PATH";; esac
 
 demo: build agents
 	./scripts/demo.sh
@@ -23,8 +34,11 @@ demo: build agents
 agents: build
 	$(BIN)/csa tools install --acp
 
+# vet also fails when go.mod or go.sum is not what `go mod tidy` makes of
+# the imports (run it and commit the result).
 vet:
-	@test -z "$$(gofmt -l cmd internal bench 2>/dev/null)" || { gofmt -l cmd internal bench; echo "gofmt: files above need formatting"; exit 1; }
+	@test -z "$$(gofmt -l cmd internal bench e2e 2>/dev/null)" || { gofmt -l cmd internal bench e2e; echo "gofmt: files above need formatting"; exit 1; }
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum: run go mod tidy and commit the result"; exit 1; }
 	$(GO) vet ./...
 
 test: agents vet

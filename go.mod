@@ -3,15 +3,18 @@ module github.com/csa-dev/csa
 go 1.26
 
 require (
-	github.com/coder/acp-go-sdk v0.13.0 // indirect
-	github.com/gofrs/flock v0.13.0 // indirect
+	github.com/coder/acp-go-sdk v0.13.0
+	github.com/gofrs/flock v0.13.0
+	github.com/oklog/ulid/v2 v2.1.1
+	github.com/pelletier/go-toml/v2 v2.2.4
+	github.com/rogpeppe/go-internal v1.14.1
+	github.com/spf13/cobra v1.10.1
+	golang.org/x/sys v0.38.0
+	golang.org/x/term v0.37.0
+)
+
+require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/oklog/ulid/v2 v2.1.1 // indirect
-	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
-	github.com/rogpeppe/go-internal v1.14.1 // indirect
-	github.com/spf13/cobra v1.10.1 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sys v0.38.0 // indirect
-	golang.org/x/term v0.37.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -90,7 +90,7 @@ func TestRealInteractive(t *testing.T) {
 				t.Fatalf("kill: exit %d: %s", code, stderr)
 			}
 			out, _, _ = w.csa("status", id)
-			if !strings.Contains(out, "crashed") || !strings.Contains(out, "killed") {
+			if f := strings.Fields(out); len(f) < 3 || f[2] != "killed" || !strings.Contains(out, "killed by csa kill") {
 				t.Fatalf("after kill: %s", out)
 			}
 			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)

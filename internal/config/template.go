@@ -44,7 +44,7 @@ func Template() string {
 	set("defaults.tool", `Tool for "csa run" without --tool: `+toolNames()+`; "" for none.`)
 	set("defaults.timeout", `Limit on a run's total time, e.g. "30m"; "" for none.`)
 	set("defaults.idle_timeout", `Limit on a run's time without output, e.g. "5m"; "" for none.`)
-	set("defaults.kill_grace", "Time between SIGTERM and SIGKILL when a run is stopped.")
+	set("defaults.kill_grace", "Time between SIGTERM and SIGKILL when a run is stopped (Ctrl-C, a timeout, csa kill without --grace).")
 	for i, s := range agents.Registry {
 		name := string(s.Tool)
 		line("")

@@ -2,6 +2,7 @@ package interactive
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/session"
@@ -15,13 +16,14 @@ const (
 	InProgress   State = "in_progress"   // the agent is working on an input
 	WaitingInput State = "waiting_input" // a turn finished; the agent waits for the next input
 	Completed    State = "completed"     // the agent exited with status 0
-	Crashed      State = "crashed"       // the agent exited otherwise, was killed, or its pane is gone
+	Crashed      State = "crashed"       // the agent exited otherwise, died of a signal, or its pane is gone
+	Killed       State = "killed"        // csa stopped it (csa kill, rm --force, a signal to its wrapper): recorded killed
 	Stuck        State = "stuck"         // alive, but no sign of progress for StuckAfter
 	Degraded     State = "degraded"      // csa cannot observe the session reliably
 )
 
 // States lists every state, for validating --until.
-var States = []State{JustStarted, InProgress, WaitingInput, Completed, Crashed, Stuck, Degraded}
+var States = []State{JustStarted, InProgress, WaitingInput, Completed, Crashed, Killed, Stuck, Degraded}
 
 // ParseState validates a state name.
 func ParseState(s string) (State, error) {
@@ -30,11 +32,15 @@ func ParseState(s string) (State, error) {
 			return st, nil
 		}
 	}
-	return "", fmt.Errorf("unknown state %q (states: just_started, in_progress, waiting_input, completed, crashed, stuck, degraded)", s)
+	names := make([]string, len(States))
+	for i, st := range States {
+		names[i] = string(st)
+	}
+	return "", fmt.Errorf("unknown state %q (states: %s)", s, strings.Join(names, ", "))
 }
 
 // Terminal reports whether the session can no longer change.
-func (s State) Terminal() bool { return s == Completed || s == Crashed }
+func (s State) Terminal() bool { return s == Completed || s == Crashed || s == Killed }
 
 // ConfirmGrace is how long after a turn's end an input sent during that
 // turn may take to be reported submitted (Claude Code: 0.2 s measured).
@@ -84,7 +90,11 @@ func Classify(o Observation, set Settings) Verdict {
 	}
 	age := o.Now.Sub(o.StartedAt)
 
-	// 1. The process: how it ended, if it did.
+	// 1. The process: how it ended, if it did. A session recorded killed
+	// reads killed, as in csa ps, whatever its agent's exit.
+	if o.Record == session.Killed {
+		return killed(v, o)
+	}
 	if d := o.Done; d != nil && (o.RunID == "" || d.RunID == o.RunID) {
 		return exited(v, d.ExitCode, d.Signal, o.RecordReason)
 	}
@@ -207,6 +217,22 @@ func exited(v func(State, string, ...any) Verdict, code int, sig, reason string)
 		return v(Completed, "the agent exited with status 0")
 	}
 	return v(Crashed, "the agent exited with status %d%s", code, suffix(reason))
+}
+
+// killed explains a session recorded killed: why, and how its agent ended
+// if it left an exit record.
+func killed(v func(State, string, ...any) Verdict, o Observation) Verdict {
+	why := orText(o.RecordReason, "the session was killed")
+	d := o.Done
+	switch {
+	case d == nil || (o.RunID != "" && d.RunID != o.RunID):
+		return v(Killed, "%s", why)
+	case d.Signal != "":
+		return v(Killed, "%s (the agent ended by %s)", why, d.Signal)
+	case d.ExitCode >= 0:
+		return v(Killed, "%s (the agent exited with status %d)", why, d.ExitCode)
+	}
+	return v(Killed, "%s", why)
 }
 
 func suffix(reason string) string {

@@ -39,9 +39,16 @@ func TestClassify(t *testing.T) {
 			o.Done = &Done{RunID: "old", ExitCode: 7}
 			o.Turns = Turns{Submits: 1, LastSubmitAt: t0, Turns: 1, LastTurnAt: t0.Add(time.Second)}
 		}), WaitingInput, "turn 1"},
-		{"record ended", with(live(time.Minute, true), func(o *Observation) {
+		{"record ended failed", with(live(time.Minute, true), func(o *Observation) {
+			o.Record, o.RecordReason = session.Failed, "exited with status 3"
+		}), Crashed, "exited with status 3"},
+		{"record killed", with(live(time.Minute, true), func(o *Observation) {
 			o.Record, o.RecordReason = session.Killed, "killed by csa kill"
-		}), Crashed, "killed by csa kill"},
+		}), Killed, "killed by csa kill"},
+		{"record killed, agent ended by a signal", with(live(time.Minute, true), func(o *Observation) {
+			o.Record, o.RecordReason = session.Killed, "killed by csa kill"
+			o.Done = &Done{RunID: "r1", ExitCode: 143, Signal: "SIGTERM"}
+		}), Killed, "killed by csa kill (the agent ended by SIGTERM)"},
 		{"pane gone", with(live(time.Minute, true), func(o *Observation) { o.Pane = nil }), Crashed, "tmux session is gone"},
 		{"pane dead with status", with(live(time.Minute, true), func(o *Observation) { o.Pane.Dead, o.Pane.DeadStatus = true, &seven }), Crashed, "status 7"},
 		{"tmux unreadable", with(live(time.Minute, true), func(o *Observation) { o.TmuxErr = errors.New("boom") }), Degraded, "tmux"},

@@ -128,7 +128,7 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 	stop := func() {
 		cancel()
 		wIn.Close()
-		endGroup(l.p, sp.Grace, id)
+		endGroup(l.p, l.grace(), id)
 		s.drain(l.p, sp.Grace, outDone, errDone, rOut, rErr)
 		pr.CloseWithError(io.ErrClosedPipe)
 	}
@@ -259,7 +259,7 @@ func (l *life) cancelTurn(ctx context.Context, client *acp.Client, end *ending, 
 	case <-interrupt.Again(ctx):
 	case <-wait.C:
 	}
-	l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": l.run.Spec.Grace.Milliseconds()})
+	l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": l.grace().Milliseconds()})
 	select {
 	case <-done:
 		return <-turns

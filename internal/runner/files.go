@@ -56,15 +56,13 @@ func showText(w io.Writer, t agents.Text) {
 	}
 }
 
-func (s *Supervisor) killRequested(id string) string {
+// killRequested is the request `csa kill` left for the session, or nil.
+func (s *Supervisor) killRequested(id string) *killRequest {
 	b, err := os.ReadFile(s.Store.Path(id, session.KillRequest))
 	if err != nil {
-		return ""
+		return nil
 	}
-	if r := strings.TrimSpace(string(b)); r != "" {
-		return r
-	}
-	return "killed by csa kill"
+	return parseKillRequest(b)
 }
 
 func (s *Supervisor) openLogs(id string) (out *os.File, errf *lazyFile, err error) {

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,12 +16,17 @@ import (
 )
 
 // Kill stops the given sessions: it leaves a kill request for each
-// supervisor (so the end is recorded as killed, not failed), sends SIGTERM
-// to each program's process group, and SIGKILL to those still alive after
-// grace. Pass descendants before their ancestors. Ended sessions are left
+// supervisor (so the end is recorded as killed, not failed, and the
+// supervisor uses the same grace), sends SIGTERM to each program's process
+// group, and SIGKILL to those still alive after grace. Pass descendants before their ancestors. Ended sessions are left
 // as they are. It returns the final states.
 func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Duration, reason string) ([]*session.State, error) {
 	var errs []error
+	ms := grace.Milliseconds()
+	req, err := json.Marshal(killRequest{Reason: reason, GraceMS: &ms})
+	if err != nil {
+		return nil, err
+	}
 	live := make([]*session.State, 0, len(ids))
 	// Every request is in place before the first signal: a parent whose
 	// child dies first must already know that it is being killed too.
@@ -32,7 +39,7 @@ func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Du
 		if st.Status.Ended() {
 			continue
 		}
-		if err := fsutil.WriteFileAtomic(store.Path(id, session.KillRequest), []byte(reason)); err != nil {
+		if err := fsutil.WriteFileAtomic(store.Path(id, session.KillRequest), req); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -79,6 +86,35 @@ func Kill(ctx context.Context, store *session.Store, ids []string, grace time.Du
 		out = append(out, st)
 	}
 	return out, errors.Join(errs...)
+}
+
+// killRequest is what `csa kill` leaves in a session's directory for its
+// supervisor: why, and the grace between SIGTERM and SIGKILL.
+type killRequest struct {
+	Reason  string `json:"reason"`
+	GraceMS *int64 `json:"grace_ms,omitempty"`
+}
+
+// parseKillRequest reads a kill request; one left by an older csa is the
+// bare reason.
+func parseKillRequest(b []byte) *killRequest {
+	var r killRequest
+	if err := json.Unmarshal(b, &r); err != nil {
+		r = killRequest{Reason: strings.TrimSpace(string(b))}
+	}
+	if r.Reason == "" {
+		r.Reason = "killed by csa kill"
+	}
+	return &r
+}
+
+// grace is the grace asked for; nil leaves the run's own.
+func (r *killRequest) grace() *time.Duration {
+	if r.GraceMS == nil {
+		return nil
+	}
+	d := time.Duration(*r.GraceMS) * time.Millisecond
+	return &d
 }
 
 // signal reaches a session's program group. While its supervisor lives the

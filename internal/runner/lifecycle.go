@@ -44,6 +44,8 @@ type life struct {
 	// observed serialises what the two output pumps observe.
 	observed sync.Mutex
 	retries  retryCount
+	// killGrace is the grace a `csa kill` asked for, once one has.
+	killGrace *time.Duration
 }
 
 // ending records why csa itself stopped the program.
@@ -87,10 +89,25 @@ func (l *life) touch() { l.lastOutput.Store(time.Now().UnixNano()) }
 // killedEarly is the ending of a session `csa kill` asked to stop before
 // its program started.
 func (l *life) killedEarly() *ending {
-	if req := l.s.killRequested(l.run.Spec.SessionID); req != "" {
-		return &ending{session.Killed, session.FailKilled, req}
+	if req := l.s.killRequested(l.run.Spec.SessionID); req != nil {
+		l.killGrace = req.grace()
+		return &ending{session.Killed, session.FailKilled, req.Reason}
 	}
 	return nil
+}
+
+// grace is the time between SIGTERM and SIGKILL when csa stops the
+// program: the one `csa kill` asked for, else the run's own; a run given
+// up on gets at most abandonGrace.
+func (l *life) grace() time.Duration {
+	g := l.run.Spec.Grace
+	if l.killGrace != nil {
+		g = *l.killGrace
+	}
+	if l.abandoned {
+		g = min(g, abandonGrace)
+	}
+	return g
 }
 
 // start confines prog (its cgroup and csa's exec shim), starts it as spec
@@ -236,9 +253,8 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 				why = &ending{session.TimedOut, session.FailTimeout, fmt.Sprintf("no output for %s (idle timeout)", sp.IdleTimeout)}
 			}
 		case <-poll.C:
-			if req := l.s.killRequested(sp.SessionID); req != "" {
+			if why = l.killedEarly(); why != nil {
 				poll.Stop()
-				why = &ending{session.Killed, session.FailKilled, req}
 			}
 		case e := <-l.giveUp:
 			why, l.abandoned = e, true
@@ -252,7 +268,7 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 		if o.stop == nil {
 			return end, false
 		}
-		l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": sp.Grace.Milliseconds()})
+		l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": l.grace().Milliseconds()})
 		o.stop(end)
 	}
 }
@@ -267,13 +283,7 @@ func (l *life) startedAt() time.Time {
 
 // stopGroup is the usual stop: SIGTERM to the program's group, SIGKILL
 // after the grace (in the background: watch goes on).
-func (l *life) stopGroup(*ending) {
-	grace := l.run.Spec.Grace
-	if l.abandoned {
-		grace = min(grace, abandonGrace)
-	}
-	go l.p.Terminate(grace)
-}
+func (l *life) stopGroup(*ending) { go l.p.Terminate(l.grace()) }
 
 // killGroup ends the program's group at once.
 func (l *life) killGroup() { l.p.Signal(syscall.SIGKILL) }

@@ -3,6 +3,7 @@ package doctor
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,9 @@ type Report struct {
 	ProjectRoot string                 `json:"project_root"`
 	ConfigFiles []cmdutil.ConfigSource `json:"config_files"`
 	ConfigError string                 `json:"config_error,omitempty"`
+	// ToolsConfig says what the tools were probed with when the
+	// configuration does not load: "global", "project" or "defaults".
+	ToolsConfig string                 `json:"tools_config,omitempty"`
 	Tools       []cmdutil.ToolStatus   `json:"tools"`
 	Sandbox     *resource.Capabilities `json:"sandbox"`
 }
@@ -27,28 +31,78 @@ func NewCmd(f *cmdutil.Factory, version string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Show installed tools, the state directory and the config files found",
-		Args:  cobra.NoArgs,
+		Long: `Show csa's version, state directory, project root, config files, sandbox
+layers and tools. When the configuration does not load, the report says why,
+probes the tools with the config file that does load on its own (else the
+defaults), and csa doctor exits 2.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := f.ProjectRoot(".")
 			if err != nil {
 				return err
 			}
 			r := Report{Version: version, StateDir: f.StateDir(), ProjectRoot: root}
-			cfg := config.Default()
-			if l, err := f.Config(root); err != nil {
-				r.ConfigError = err.Error()
+			l, cfgErr := f.Config(root)
+			var cfg config.Config
+			if cfgErr != nil {
+				r.ConfigError = cfgErr.Error()
+				r.ConfigFiles = sources(root)
+				cfg, r.ToolsConfig = usable(root)
 			} else {
 				cfg, r.ConfigFiles = l.Config, cmdutil.ConfigSources(l)
 			}
 			r.Tools = cmdutil.ProbeTools(cmd.Context(), &cfg)
 			r.Sandbox = f.ProbeAgain()
 			if f.JSON {
-				return f.IO.PrintJSON(r)
+				if err := f.IO.PrintJSON(r); err != nil {
+					return err
+				}
+			} else {
+				print(f, &r)
 			}
-			print(f, &r)
+			if cfgErr != nil {
+				return &cmdutil.Error{Code: "config", Exit: cmdutil.ExitUsage, Err: cfgErr}
+			}
 			return nil
 		},
 	}
+}
+
+// sources lists the config files when they do not load together.
+func sources(root string) []cmdutil.ConfigSource {
+	var out []cmdutil.ConfigSource
+	for _, s := range []cmdutil.ConfigSource{{Path: config.GlobalPath(), Scope: config.ScopeGlobal}, {Path: config.ProjectPath(root), Scope: config.ScopeProject}} {
+		if s.Path == "" {
+			continue
+		}
+		_, err := os.Stat(s.Path)
+		s.Exists = err == nil
+		out = append(out, s)
+	}
+	return out
+}
+
+// usable is the configuration to probe the tools with when the whole does
+// not load: the one file that loads on its own, else the defaults.
+func usable(root string) (config.Config, string) {
+	g, gerr := config.LoadFiles(config.GlobalPath(), "")
+	p, perr := config.LoadFiles("", config.ProjectPath(root))
+	switch {
+	case gerr == nil && perr != nil && found(g):
+		return g.Config, config.ScopeGlobal
+	case perr == nil && gerr != nil && found(p):
+		return p.Config, config.ScopeProject
+	}
+	return config.Default(), "defaults"
+}
+
+func found(l *config.Loaded) bool {
+	for _, s := range l.Sources {
+		if s.Exists {
+			return true
+		}
+	}
+	return false
 }
 
 func print(f *cmdutil.Factory, r *Report) {
@@ -72,7 +126,14 @@ func print(f *cmdutil.Factory, r *Report) {
 		}
 		fmt.Fprintf(w, "  %-10s %s  %s\n", l.Layer, mark, l.Reason)
 	}
-	fmt.Fprintln(w, "tools:")
+	switch r.ToolsConfig {
+	case "":
+		fmt.Fprintln(w, "tools:")
+	case "defaults":
+		fmt.Fprintln(w, "tools (probed with the defaults: the configuration does not load):")
+	default:
+		fmt.Fprintf(w, "tools (probed with the %s config file alone: the configuration does not load):\n", r.ToolsConfig)
+	}
 	for _, t := range r.Tools {
 		switch {
 		case t.Installed:

@@ -28,7 +28,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 			}
 			path := config.ProjectPath(root)
 			if _, err := os.Stat(path); err == nil && !force {
-				return cmdutil.Refused("exists", fmt.Errorf("%s already exists (use --force to overwrite)", path))
+				// A usage error (exit 2), not a refusal to start something.
+				return &cmdutil.Error{Code: "exists", Exit: cmdutil.ExitUsage, Err: fmt.Errorf("%s already exists (use --force to overwrite)", path)}
 			} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -18,6 +19,8 @@ type Options struct {
 	F     *cmdutil.Factory
 	IDs   []string
 	Grace time.Duration
+	// graceSet: --grace was given; otherwise the configured grace applies.
+	graceSet bool
 }
 
 // NewCmd builds the command.
@@ -26,13 +29,19 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kill ID... [--grace DUR]",
 		Short: "Stop sessions (SIGTERM, then SIGKILL after the grace period), descendants first",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Stop sessions and their running descendants, deepest first: SIGTERM to each
+program's process group, SIGKILL to what is left after the grace period. The
+grace is --grace, else the project's defaults.kill_grace (5s unless
+configured), the same one Ctrl-C and timeouts give a run; the session's
+supervisor uses it too.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
+			o.graceSet = cmd.Flags().Changed("grace")
 			return Run(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().DurationVar(&o.Grace, "grace", 5*time.Second, "time between SIGTERM and SIGKILL")
+	cmd.Flags().DurationVar(&o.Grace, "grace", 0, "time between SIGTERM and SIGKILL (default: defaults.kill_grace)")
 	return cmd
 }
 
@@ -47,9 +56,12 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Grace < 0 {
 		return cmdutil.Usagef("--grace cannot be negative")
 	}
-	store, _, err := o.F.CwdStore()
+	store, root, err := o.F.CwdStore()
 	if err != nil {
 		return err
+	}
+	if !o.graceSet {
+		o.Grace = configuredGrace(o.F, root)
 	}
 	ids, err := cmdutil.ResolveAll(store, o.IDs)
 	if err != nil {
@@ -77,6 +89,19 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	return err
+}
+
+// configuredGrace is the project's defaults.kill_grace. A config that does
+// not load must not keep anyone from stopping a run: the default applies,
+// with a warning.
+func configuredGrace(f *cmdutil.Factory, root string) time.Duration {
+	l, err := f.Config(root)
+	if err != nil {
+		def := config.Default().Defaults.KillGrace.Std()
+		fmt.Fprintf(f.IO.ErrOut, "csa: warning: %v; using the default kill_grace %s\n", err, def)
+		return def
+	}
+	return l.Config.Defaults.KillGrace.Std()
 }
 
 // withDescendants lists each target's descendants before the target.

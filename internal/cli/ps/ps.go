@@ -101,6 +101,15 @@ func Run(ctx context.Context, o *Options) error {
 	if o.F.JSON {
 		return printJSON(o.F.IO.Out, rows)
 	}
+	if len(rows) == 0 {
+		// Say so, rather than a bare header or nothing at all.
+		if o.All {
+			fmt.Fprintln(o.F.IO.ErrOut, "no sessions in any project")
+		} else {
+			fmt.Fprintln(o.F.IO.ErrOut, "no sessions in this project (csa ps --all for every project)")
+		}
+		return nil
+	}
 	if o.Tree {
 		printTree(o.F.IO.Out, rows, now)
 		return nil

@@ -76,7 +76,8 @@ before start, 130 interrupted.`,
 	fl.StringVar(&o.Range, "range", "", "review the commits A..B: git diff A..B")
 	fl.StringVar(&o.Branch, "branch", "", "review this branch's changes since B: git diff B...HEAD")
 	fl.StringSliceVar(&o.Files, "files", nil, "review these files' content (more may follow as arguments)")
-	fl.IntVarP(&o.Reviewers, "reviewers", "n", 0, "how many reviewers, 1-8 (default review.reviewers)")
+	// No -n: in csa it means --dry-run (csa gc), as in make -n and git clean -n.
+	fl.IntVar(&o.Reviewers, "reviewers", 0, "how many reviewers, 1-8 (default review.reviewers)")
 	fl.StringVar(&o.Consensus, "consensus", "", "majority, unanimous or weighted (default review.consensus)")
 	fl.DurationVar(&o.Timeout, "timeout", 0, "stop each reviewer after this long (default defaults.timeout)")
 	return cmd

@@ -24,7 +24,7 @@ func parse(t *testing.T, args ...string) *Options {
 }
 
 func TestFlags(t *testing.T) {
-	o := parse(t, "--files", "a.go,b.go", "c.go", "-n", "3", "--consensus", "weighted")
+	o := parse(t, "--files", "a.go,b.go", "c.go", "--reviewers", "3", "--consensus", "weighted")
 	mode, _, err := o.mode()
 	if err != nil || mode != review.ModeFiles || !reflect.DeepEqual(o.files(), []string{"a.go", "b.go", "c.go"}) {
 		t.Fatalf("%s %v %v", mode, o.files(), err)

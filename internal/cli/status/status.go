@@ -1,6 +1,6 @@
 // Package status implements `csa status`: what each interactive session is
 // doing (just_started, in_progress, waiting_input, completed, crashed,
-// stuck, degraded), with the reason and the raw signals behind it.
+// killed, stuck, degraded), with the reason and the raw signals behind it.
 package status
 
 import (
@@ -29,9 +29,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "status ID... | --all",
 		Short: "What interactive sessions are doing: state, reason and signals",
 		Long: `Classify interactive sessions (csa run -i): just_started, in_progress,
-waiting_input, completed, crashed, stuck or degraded, with a reason and, with
---json, the raw signals (pane, exit record, agent process tree, heartbeat,
-turn hooks, output and CPU quiet time).`,
+waiting_input, completed, crashed, killed, stuck or degraded, with a reason
+and, with --json, the raw signals (pane, exit record, agent process tree,
+heartbeat, turn hooks, output and CPU quiet time). A session csa stopped (csa
+kill, rm --force, a signal to its pane wrapper) is killed, as in csa ps;
+crashed is an agent that ended badly by itself or a pane that vanished.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			return Run(cmd.Context(), o)

@@ -32,7 +32,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "tiers",
 		Short: "List the configured tiers, their model specs and provider cooldowns",
-		Args:  cobra.NoArgs,
+		Long: `List the configured tiers, their model specs and the providers cooling down.
+With no tiers configured it says so on standard error and exits 0 (--json: []).`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			l, _, err := f.CwdConfig()
 			if err != nil {
@@ -72,7 +74,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 				return f.IO.PrintJSON(out)
 			}
 			if len(out) == 0 {
-				fmt.Fprintln(f.IO.ErrOut, "csa: no tiers configured (see [tiers.NAME] in `csa init`)")
+				// Nothing to list is not an error: a note, exit 0.
+				fmt.Fprintln(f.IO.ErrOut, "no tiers configured (add a [tiers.NAME] table to the config; csa init writes an example)")
 			}
 			for _, t := range out {
 				fmt.Fprintf(f.IO.Out, "%s (%s)", t.Name, t.Strategy)

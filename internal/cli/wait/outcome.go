@@ -12,7 +12,7 @@ type outcome int
 const (
 	pending outcome = iota
 	reached         // headless: ended completed; interactive: in the --until state or completed
-	failed          // headless: ended otherwise; interactive: crashed or stuck
+	failed          // headless: ended otherwise; interactive: crashed, killed or stuck
 )
 
 // headless: a headless session's goal is to end completed.
@@ -32,7 +32,7 @@ func interactiveOutcome(s, until interactive.State) outcome {
 	switch {
 	case s == until || s == interactive.Completed:
 		return reached
-	case s == interactive.Crashed || s == interactive.Stuck:
+	case s == interactive.Crashed || s == interactive.Killed || s == interactive.Stuck:
 		return failed
 	}
 	return pending

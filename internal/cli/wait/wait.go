@@ -37,7 +37,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 A headless session's goal is to end completed; it fails when it ends in any
 other state. An interactive session's (csa run -i) goal is the state given
 by --until (default completed; an agent that exits 0 also counts); it fails
-when it is crashed or stuck. Both kinds can be waited for together: --until
+when it is crashed, killed or stuck. Both kinds can be waited for together: --until
 applies to the interactive ones.
 
 Exit status, as for every csa command: 0 every session reached its goal
@@ -45,7 +45,7 @@ Exit status, as for every csa command: 0 every session reached its goal
 passed, 130 interrupted.
 
 States for --until: just_started, in_progress, waiting_input, completed,
-crashed, stuck, degraded.`,
+crashed, killed, stuck, degraded.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			return Run(cmd.Context(), o)

@@ -38,6 +38,9 @@ func TestOutcomes(t *testing.T) {
 		{interactive.Crashed, interactive.WaitingInput, failed},
 		{interactive.Stuck, interactive.Completed, failed},
 		{interactive.Crashed, interactive.Crashed, reached}, // asked for
+		{interactive.Killed, interactive.WaitingInput, failed},
+		{interactive.Killed, interactive.Completed, failed},
+		{interactive.Killed, interactive.Killed, reached}, // asked for
 	} {
 		if got := interactiveOutcome(c.state, c.until); got != c.want {
 			t.Errorf("interactiveOutcome(%s, until %s) = %d, want %d", c.state, c.until, got, c.want)

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// The README states closed sets and the layout of the code; these tests
+// hold it to the code, so the two cannot drift apart.
+
+const repoRoot = "../.."
+
+func readme(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestReadmeFailureClasses: the classes `csa run --json` documents are
+// session.FailureClasses, in its order.
+func TestReadmeFailureClasses(t *testing.T) {
+	m := regexp.MustCompile("(?s)`failure\\.class` is one of (.*?)\\.\\s").FindStringSubmatch(readme(t))
+	if m == nil {
+		t.Fatal("README: no sentence \"`failure.class` is one of ...\"")
+	}
+	var got []string
+	for _, w := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(m[1], -1) {
+		got = append(got, w[1])
+	}
+	if !slices.Equal(got, session.FailureClasses) {
+		t.Errorf("README lists the failure classes\n  %v\nsession.FailureClasses is\n  %v", got, session.FailureClasses)
+	}
+}
+
+// TestReadmeLayout: every package directory is in the README's
+// Development layout (an entry ending in /... covers those below it), and
+// every entry there exists.
+func TestReadmeLayout(t *testing.T) {
+	text := readme(t)
+	i := strings.Index(text, "## Development\n")
+	if i < 0 {
+		t.Fatal("README: no Development section")
+	}
+	block := text[i:]
+	open := strings.Index(block, "```\n")
+	if open < 0 {
+		t.Fatal("README: no layout block in Development")
+	}
+	block = block[open+4:]
+	block = block[:strings.Index(block, "```")]
+	var entries []string
+	for _, line := range strings.Split(block, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			entries = append(entries, f[0])
+		}
+	}
+	for _, e := range entries {
+		dir := strings.TrimSuffix(strings.TrimSuffix(e, "..."), "/")
+		if st, err := os.Stat(filepath.Join(repoRoot, dir)); err != nil || !st.IsDir() {
+			t.Errorf("README layout names %s, which is not a directory", e)
+		}
+	}
+	covered := func(pkg string) bool {
+		for _, e := range entries {
+			if e == pkg+"/" || strings.HasSuffix(e, "/...") && strings.HasPrefix(pkg+"/", strings.TrimSuffix(e, "...")) {
+				return true
+			}
+		}
+		return false
+	}
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != repoRoot && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		pkg, _ := filepath.Rel(repoRoot, filepath.Dir(path))
+		if pkg != "." && !covered(filepath.ToSlash(pkg)) {
+			t.Errorf("README's Development layout does not mention %s/", pkg)
+			return filepath.SkipDir // once per package
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
