@@ -68,7 +68,7 @@ var agentTools = func() (out []struct {
 }()
 
 // BenchmarkAgentOverhead is issue 3: per tool, a plain prompt answered by
-// the real agent program (scripts/install-agents.sh) against the scripted
+// the real agent program (csa tools install) against the scripted
 // model server, run directly with exactly the argv and added environment
 // csa builds, and through `csa run --tool TOOL`, as interleaved pairs in a
 // random order within each pair. csa's added wall time (the median of the
