@@ -243,7 +243,7 @@ func run(out emitter, step string) (code int, done bool) {
 	case "pidfile":
 		os.WriteFile(arg, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	case "hang":
-		select {}
+		hang()
 	case "alloc":
 		n, _ := strconv.Atoi(arg)
 		mem := make([][]byte, n)
@@ -295,7 +295,7 @@ func run(out emitter, step string) (code int, done bool) {
 			out.retry(i, 10)
 			time.Sleep(10 * time.Millisecond)
 		}
-		select {}
+		hang()
 	case "orphan":
 		// A child that leaves the group (setsid) and ignores SIGHUP and
 		// SIGTERM: it dies with nothing of the run unless csa ends it.
@@ -421,4 +421,12 @@ func retryAfter() string {
 		return v
 	}
 	return "1s"
+}
+
+// hang blocks for good. (A bare select{} lets the runtime call it a
+// deadlock and exit 2 when no other goroutine can run.)
+func hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
