@@ -45,7 +45,8 @@ bench() { # pattern benchtime
 	go test -run '^$' -count 1 -timeout 15m -bench "$1" -benchtime "$2" ./bench
 }
 
-bench 'RunOverhead|Startup' "${runs}x"
+bench 'RunOverhead|Startup' "${runs}x" # with CSA_BENCH_BASE=<an earlier csa>: both, in one run
+bench 'KeeperSweep' 20x
 bench 'PsJSON|PsTable|InspectPrefix|StoreList' "${ps}x"
 bench 'StoreResolve|StoreIDs' 200x
 bench 'SupervisorRSS' "${rss}x"
