@@ -32,6 +32,7 @@ type life struct {
 	group   *resource.Group
 	sampler *resource.Sampler
 	p       *proc.Process
+	started time.Time // when p started
 	// lastOutput is when the program last wrote anything (the idle clock),
 	// in Unix nanoseconds.
 	lastOutput atomic.Int64
@@ -114,7 +115,7 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 		measure(group, nil, nil)
 		return &startError{err.Error()}
 	}
-	l.p, l.group = p, group
+	l.p, l.group, l.started = p, group, time.Now()
 	// The keeper starts after the program, so that its start never delays
 	// the program's; until then the program dies with its supervisor
 	// (DieWithParent) before it has had time to start anything.

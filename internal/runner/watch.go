@@ -54,7 +54,9 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 	sp := l.run.Spec
 	var total <-chan time.Time
 	if sp.Timeout > 0 {
-		t := time.NewTimer(sp.Timeout - time.Since(l.startedAt()))
+		// From the program's start: an ACP run is watched twice (its
+		// set-up, then its turn), under one total timeout.
+		t := time.NewTimer(sp.Timeout - time.Since(l.started))
 		defer t.Stop()
 		total = t.C
 	}
@@ -122,14 +124,6 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 		l.ev.Emit(events.SignalSent, map[string]any{"signal": "SIGTERM", "reason": end.message, "grace_ms": l.grace().Milliseconds()})
 		o.stop(end)
 	}
-}
-
-// startedAt is when the program started (now, if the state says nothing).
-func (l *life) startedAt() time.Time {
-	if t := l.run.State.StartedAt; !t.IsZero() {
-		return t
-	}
-	return time.Now()
 }
 
 // stopGroup is the usual stop: SIGTERM to the program's group, SIGKILL
