@@ -22,54 +22,67 @@ const KeeperCommand = "__keep"
 // ones (an MCP server, a daemon) leave its group. The keeper is a small
 // process whose standard input is a pipe only the supervisor holds; when
 // the supervisor dies the kernel closes it, and the keeper kills the run's
-// process group, the processes of its cgroup and every process carrying
+// process groups, the processes of its cgroup and every process carrying
 // the run's tag in its environment, then removes the cgroup. A run that
 // ends normally tells the keeper so, and it exits touching nothing.
 type Keeper struct {
-	w *os.File
+	w     *os.File
+	ready chan struct{}
 }
 
 // keeperScript is the keeper while the run lives: a shell (a few hundred
 // microseconds to start, where csa takes milliseconds) that collects what
 // the supervisor tells it and, when its input ends without "done", hands
 // it to `csa __keep`, which sweeps.
-const keeperScript = `csa=$0 tag=$1 lines=
+const keeperScript = `csa=$0 lines=
 while IFS= read -r l; do
 	[ "$l" = done ] && exit 0
 	lines="$lines$l
 "
 done
-printf %s "$lines" | exec "$csa" ` + KeeperCommand + ` "$tag"`
+printf %s "$lines" | exec "$csa" ` + KeeperCommand
 
-// StartKeeper starts the keeper of the run whose processes carry tag
-// (CSA_SESSION_ID=<id>); csaExe sweeps. It starts outside the run and in a
-// session of its own, with an empty environment, so that neither the run's
-// signals nor a keeper of a parent run (which kills what carries its own
-// tag) reach it. It starts in the background: a run's start does not wait
-// for it.
-func StartKeeper(csaExe, tag string) *Keeper {
-	k := &Keeper{}
+// StartKeeper starts a keeper in the background and returns at once: a
+// supervisor starts it early, overlapping its own start-up, and waits
+// for it (Ready) before the program starts, so that whatever the program
+// starts has a keeper, however soon the supervisor dies. csaExe sweeps.
+// The keeper starts outside the run and in a session of its own, with an
+// empty environment, so that neither the run's signals nor a keeper of a
+// parent run (which kills what carries its own tag) reach it.
+func StartKeeper(csaExe string) *Keeper {
+	k := &Keeper{ready: make(chan struct{})}
 	r, w, err := os.Pipe()
 	if err != nil {
+		close(k.ready)
 		return k
 	}
 	k.w = w
-	spec := Spec{Path: "/bin/sh", Args: []string{"-c", keeperScript, csaExe, tag}, Env: []string{}, Dir: "/", Stdin: r}
+	spec := Spec{Path: "/bin/sh", Args: []string{"-c", keeperScript, csaExe}, Env: []string{}, Dir: "/", Stdin: r}
 	if _, err := os.Stat(spec.Path); err != nil {
-		spec.Args = []string{KeeperCommand, tag}
-		spec.Path = csaExe
+		spec.Path, spec.Args = csaExe, []string{KeeperCommand}
 	}
 	go func() {
+		defer close(k.ready)
 		defer r.Close()
 		p, err := Start(spec) // reaped by its own waiter
-		if err == nil {
-			// While the run lives the keeper only waits: its start must not
-			// take CPU from the run's.
-			syscall.Setpriority(syscall.PRIO_PROCESS, p.Pid, keeperNice)
+		if err != nil {
+			w.Close()
+			k.w = nil
+			return
 		}
+		// While the run lives the keeper only waits: the rest of its start
+		// (the shell's loader) must not take CPU from the run's.
+		syscall.Setpriority(syscall.PRIO_PROCESS, p.Pid, keeperNice)
 	}()
 	return k
 }
+
+// Ready waits until the keeper has started (or failed to).
+func (k *Keeper) Ready() { <-k.ready }
+
+// Tag tells the keeper what the run's processes carry in their
+// environment (CSA_SESSION_ID=<id>).
+func (k *Keeper) Tag(tag string) { k.say("tag " + tag + "\n") }
 
 // Group tells the keeper the run's process group.
 func (k *Keeper) Group(pgid int) { k.say(fmt.Sprintf("pgid %d\n", pgid)) }
@@ -78,15 +91,20 @@ func (k *Keeper) Group(pgid int) { k.say(fmt.Sprintf("pgid %d\n", pgid)) }
 func (k *Keeper) Cgroup(procsFile string) { k.say("procs " + procsFile + "\n") }
 
 func (k *Keeper) say(line string) {
+	k.Ready()
 	if k.w != nil {
 		k.w.WriteString(line)
 	}
 }
 
 // Release tells the keeper the run ended under its supervisor. It does not
-// wait: the keeper reads "done" and exits by itself, even after its
-// supervisor has.
+// wait for it to exit: the keeper reads "done" and exits by itself, even
+// after its supervisor has. A nil Keeper is fine.
 func (k *Keeper) Release() {
+	if k == nil {
+		return
+	}
+	k.Ready()
 	if k.w == nil {
 		return
 	}
@@ -103,14 +121,15 @@ const keeperNice = 19
 // while it works.
 const sweepFor = 800 * time.Millisecond
 
-// KeeperMain is the keeper process: args is the run's tag. It returns its
-// exit status.
+// KeeperMain is the keeper process; its input is what the supervisor said
+// (tag, pgid and procs lines, done at a normal end). It returns its exit
+// status.
 func KeeperMain(args []string) int {
-	if len(args) != 1 || !strings.Contains(args[0], "=") {
-		fmt.Fprintln(os.Stderr, "usage: csa "+KeeperCommand+" TAG")
+	if len(args) != 0 {
+		fmt.Fprintln(os.Stderr, "usage: csa "+KeeperCommand+" < what the supervisor said")
 		return 2
 	}
-	tag := args[0]
+	var tags []string
 	var pgids []int
 	var procs []string
 	sc := bufio.NewScanner(os.Stdin)
@@ -125,18 +144,22 @@ func KeeperMain(args []string) int {
 			}
 		case "procs":
 			procs = append(procs, arg)
+		case "tag":
+			if strings.Contains(arg, "=") {
+				tags = append(tags, arg)
+			}
 		}
 	}
 	// The supervisor died before the run ended.
 	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 0)
-	Sweep(pgids, tag, procs)
+	Sweep(pgids, tags, procs)
 	return 0
 }
 
 // Sweep kills a run's leftovers: its process groups, the processes of its
-// cgroup and those carrying tag, until none is left (bounded), then
-// removes the cgroup directories.
-func Sweep(pgids []int, tag string, procs []string) {
+// cgroup and those carrying one of tags, until none is left (bounded),
+// then removes the cgroup directories.
+func Sweep(pgids []int, tags []string, procs []string) {
 	deadline := time.Now().Add(sweepFor)
 	for {
 		n := 0
@@ -147,7 +170,7 @@ func Sweep(pgids []int, tag string, procs []string) {
 				}
 			}
 		}
-		for _, pid := range leftovers(pgids, tag) {
+		for _, pid := range leftovers(pgids, tags) {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				n++
 			}
@@ -188,13 +211,15 @@ func pidsIn(file string) []int {
 }
 
 // leftovers lists the live processes (zombies are dead already) of the
-// groups pgids or whose environment holds tag, except this one.
-func leftovers(pgids []int, tag string) []int {
+// groups pgids or whose environment holds one of tags, except this one.
+func leftovers(pgids []int, tags []string) []int {
+	if len(pgids) == 0 && len(tags) == 0 {
+		return nil
+	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	want := []byte(tag)
 	self := os.Getpid()
 	var pids []int
 	for _, e := range ents {
@@ -215,7 +240,7 @@ func leftovers(pgids []int, tag string) []int {
 			continue
 		}
 		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, want) {
+			if slices.Contains(tags, string(kv)) {
 				pids = append(pids, pid)
 				break
 			}

@@ -68,7 +68,10 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, l.run.State, s.Store.Dir(id), sp.Env),
 		Stdin: rIn, Stdout: wOut, Stderr: wErr, DieWithParent: true,
-	}, sp.ACP.Program, nil, map[string]any{"transport": transport.ACP})
+	}, sp.ACP.Program, nil)
+	if err == nil {
+		l.announce(sp.ACP.Program, map[string]any{"transport": transport.ACP})
+	}
 	rIn.Close()
 	wOut.Close()
 	wErr.Close()

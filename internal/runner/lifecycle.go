@@ -97,17 +97,34 @@ func (l *life) killedEarly() *ending {
 	return nil
 }
 
-// start confines prog (its cgroup and csa's exec shim), starts it as spec
-// says and then its group keeper; fields go into its process.started
-// event. A program that cannot start is a *startError. The caller then
-// records the session running.
-func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []string, fields map[string]any) error {
+// start starts the run's group keeper, then confines prog (its cgroup and
+// csa's exec shim) and starts it as spec says. A program that cannot start
+// is a *startError. The caller then records the session running and
+// announces the start: the record comes first, so a supervisor that dies
+// the moment after leaves a session found crashed, not a nameless one.
+func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []string) error {
 	sp := l.run.Spec
 	// An interrupt from here on must stop the program and be recorded.
 	interrupt.Ready(ctx)
 	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
 	if err != nil {
 		return &startError{"cannot set up resource limits: " + err.Error()}
+	}
+	// The keeper is up before the program: whatever the program starts has
+	// one, however soon the supervisor dies.
+	if l.keeper == nil {
+		l.keeper, l.s.Keeper = l.s.Keeper, nil
+		if l.keeper == nil && l.s.Exe != "" {
+			l.keeper = proc.StartKeeper(l.s.Exe)
+		}
+		if l.keeper != nil {
+			l.keeper.Tag(EnvSessionID + "=" + sp.SessionID)
+		}
+	}
+	if l.keeper != nil && group != nil {
+		for _, f := range group.Procs {
+			l.keeper.Cgroup(f)
+		}
 	}
 	spec.Path, spec.Args = path, argv
 	p, err := proc.Start(spec)
@@ -116,20 +133,16 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 		return &startError{err.Error()}
 	}
 	l.p, l.group, l.started = p, group, time.Now()
-	// The keeper starts after the program, so that its start never delays
-	// the program's; until then the program dies with its supervisor
-	// (DieWithParent) before it has had time to start anything.
-	if l.keeper == nil && l.s.Exe != "" {
-		l.keeper = proc.StartKeeper(l.s.Exe, EnvSessionID+"="+sp.SessionID)
-	}
 	if l.keeper != nil {
-		if group != nil {
-			for _, f := range group.Procs {
-				l.keeper.Cgroup(f)
-			}
-		}
 		l.keeper.Group(p.PGID())
 	}
+	return nil
+}
+
+// announce records the program's start as an event (fields added) and
+// starts sampling its memory.
+func (l *life) announce(prog string, fields map[string]any) {
+	sp, p := l.run.Spec, l.p
 	data := map[string]any{"pid": p.Pid, "pgid": p.PGID(), "program": prog, "sandbox": sp.Sandbox.Plan.Layer}
 	for k, v := range fields {
 		data[k] = v
@@ -138,7 +151,6 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	if iv := sp.Sandbox.SampleInterval; iv > 0 {
 		l.sampler = resource.StartSampler(p.Pid, iv)
 	}
-	return nil
 }
 
 // running records the started program's session running; record adds

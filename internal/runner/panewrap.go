@@ -85,9 +85,11 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, InTerminal: true, Env: ChildEnv(decodeEnv(base), st, w.dir, sp.Env),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-	}, sp.Program, sp.Args, map[string]any{"transport": transport.Tmux})
+	}, sp.Program, sp.Args)
 	if err == nil {
-		err = l.running(func(cur *session.State) { cur.Interactive.PanePID = os.Getpid() })
+		if err = l.running(func(cur *session.State) { cur.Interactive.PanePID = os.Getpid() }); err == nil {
+			l.announce(sp.Program, map[string]any{"transport": transport.Tmux})
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa:", err)

@@ -23,6 +23,9 @@ type Supervisor struct {
 	Now            func() time.Time
 	// Exe is csa itself, run as each run's group keeper ("" for none).
 	Exe string
+	// Keeper, when set, is a keeper started for the next run early, so
+	// that its start overlaps csa's own; else the run starts one.
+	Keeper *proc.Keeper
 	// Retries reports the agent's own retries of a failed model request
 	// as they happen (nil for none).
 	Retries func(agents.Retry)
@@ -74,9 +77,11 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, run.State, s.Store.Dir(id), sp.Env),
 		Stdin: stdinReader(stdin), Stdout: wOut, Stderr: wErr, DieWithParent: true,
-	}, sp.Program, sp.Args, nil)
+	}, sp.Program, sp.Args)
 	if err == nil {
-		err = l.running(nil)
+		if err = l.running(nil); err == nil {
+			l.announce(sp.Program, nil)
+		}
 	}
 	wOut.Close()
 	wErr.Close()

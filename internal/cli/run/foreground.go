@@ -58,9 +58,10 @@ func (j *job) supervise(ctx context.Context, r *runner.Run) (*session.State, err
 	ios := j.f.IO
 	exe, _ := j.f.Executable()
 	sup := &runner.Supervisor{
-		Store: j.store, BaseEnv: j.f.Environ(), Now: j.f.Now, Exe: exe,
+		Store: j.store, BaseEnv: j.f.Environ(), Now: j.f.Now, Exe: exe, Keeper: j.keeper,
 		Stdout: ios.Out, Retries: j.showRetry(r.Spec.Tool, ios.ErrOut),
 	}
+	j.keeper = nil
 	if j.o.Verbose {
 		sup.Stderr = ios.ErrOut
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // Options are the parsed flags of `csa run`. They are read-only once
@@ -138,10 +139,20 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	// A run supervised here gets its group keeper started now, while csa
+	// reads its configuration, rather than in series before the program.
+	var keeper *proc.Keeper
+	if !o.Detach && !o.Interactive {
+		if exe, err := o.F.Executable(); err == nil {
+			keeper = proc.StartKeeper(exe)
+			defer keeper.Release()
+		}
+	}
 	j, err := o.newJob()
 	if err != nil {
 		return err
 	}
+	j.keeper = keeper
 	if o.Tier != "" {
 		return j.runTier(ctx)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/runner"
 )
 
@@ -19,6 +20,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, _ := f.Executable()
+			// The run's group keeper starts now, overlapping the adoption.
+			keeper := proc.StartKeeper(exe)
+			defer keeper.Release()
 			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {
 				return err
@@ -32,8 +37,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 				h.Release()
 				return err
 			}
-			exe, _ := f.Executable()
-			sup := &runner.Supervisor{Store: store, BaseEnv: f.Environ(), Now: f.Now, Exe: exe}
+			sup := &runner.Supervisor{Store: store, BaseEnv: f.Environ(), Now: f.Now, Exe: exe, Keeper: keeper}
 			_, err = sup.Supervise(cmd.Context(), r)
 			return err
 		},
