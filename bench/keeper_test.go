@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +17,29 @@ import (
 // its SIGKILLed supervisor by more than a second, with no other csa command
 // run. Each iteration starts a foreground `csa run` whose agent (the fake)
 // starts a child that leaves its group and ignores SIGHUP and SIGTERM,
-// SIGKILLs the supervisor, and times until that child is gone: the run's
-// group keeper notices the supervisor's death and sweeps.
+// SIGKILLs the supervisor, and times until that child is gone. "daemon":
+// the user's keeper daemon sweeps; "own": with no usable socket directory
+// each run has a keeper process of its own, which sweeps.
 func BenchmarkKeeperSweep(b *testing.B) {
-	w := newWorld(b, "keeper", "")
+	b.Run("daemon", func(b *testing.B) {
+		w := newWorld(b, "keeper-daemon", "")
+		// The first run starts the daemon; the timed ones use it.
+		w.command(b, devNull(b), csaBin, "run", "--tool", "codex", "echo hi").timed(b)
+		waitSocket(b, filepath.Join(w.runtimeDir(), "csa", "keeper-1.sock"))
+		sweeps(b, w, "keeper-sweep", "supervisor SIGKILLed: its agent's setsid child gone after (keeper daemon)")
+	})
+	b.Run("own", func(b *testing.B) {
+		w := newWorld(b, "keeper-own", "")
+		// A socket directory that is not private is refused: no daemon.
+		if err := os.MkdirAll(filepath.Join(w.runtimeDir(), "csa"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		os.Chmod(filepath.Join(w.runtimeDir(), "csa"), 0o755)
+		sweeps(b, w, "keeper-sweep-own", "  the same with a keeper process per run")
+	})
+}
+
+func sweeps(b *testing.B, w *world, key, what string) {
 	var took []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
@@ -43,9 +63,29 @@ func BenchmarkKeeperSweep(b *testing.B) {
 	}
 	b.StopTimer()
 	p50, p90 := report(b, "sweep", took)
-	record("keeper-sweep", "supervisor SIGKILLed: its agent's setsid child gone after",
-		fmt.Sprintf("p50 %.0f ms, p90 %.0f ms, max %.0f ms", ms(p50), ms(p90), ms(quantile(took, 1))),
+	record(key, what, fmt.Sprintf("p50 %.0f ms, p90 %.0f ms, max %.0f ms", ms(p50), ms(p90), ms(quantile(took, 1))),
 		fmt.Sprintf("n=%d, <= 1 s", len(took)), verdict(quantile(took, 1) <= time.Second))
+}
+
+// runtimeDir is the world's $XDG_RUNTIME_DIR.
+func (w *world) runtimeDir() string {
+	for _, kv := range w.env {
+		if v, ok := strings.CutPrefix(kv, "XDG_RUNTIME_DIR="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func waitSocket(b *testing.B, sock string) {
+	b.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			return
+		}
+	}
+	b.Fatalf("nothing answers on %s", sock)
 }
 
 func waitPid(b *testing.B, path string) int {

@@ -150,7 +150,8 @@ func newWorldIn(tb testing.TB, base, extra string) *world {
 	if err := os.WriteFile(filepath.Join(w.configDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	w.env = benchEnv(w.stateDir, w.configDir)
+	// The world's own socket directory: its keeper daemon is its own.
+	w.env = append(benchEnv(w.stateDir, w.configDir), "XDG_RUNTIME_DIR="+filepath.Join(base, "run"))
 	f, err := os.Create(filepath.Join(base, "stderr"))
 	if err != nil {
 		tb.Fatal(err)

@@ -76,6 +76,8 @@ func isolate(dir string, setenv func(k, v string)) {
 	setenv("HOME", filepath.Join(dir, "home"))
 	setenv("CSA_STATE_DIR", filepath.Join(dir, "state"))
 	setenv("CSA_CONFIG_HOME", filepath.Join(dir, "cfg"))
+	// Sockets (tmux servers, the keeper daemon) are the test's own.
+	setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
 	for _, k := range []string{"CSA_SESSION_ID", "CSA_DEPTH", "CSA_PROJECT_ROOT", "CSA_PARENT_SESSION", "CSA_TOOL", "CSA_PARENT_TOOL", "CSA_SESSION_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME"} {
 		setenv(k, "")
 	}

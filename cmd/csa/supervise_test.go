@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // env is an isolated csa environment for integration tests that need to
@@ -429,16 +433,21 @@ func TestInterruptDuringTierBackoff(t *testing.T) {
 }
 
 // Nothing of a run outlives its SIGKILLed supervisor, with no other csa
-// command run: its group keeper ends the agent's child that left the
-// group and ignores SIGHUP and SIGTERM.
+// command run: its keeper ends the agent's child that left the group and
+// ignores SIGHUP and SIGTERM. The first run finds no keeper daemon and
+// keeps itself (and starts the daemon); the next ones use the daemon.
 func TestKeeperEndsWhatSurvivesTheSupervisor(t *testing.T) {
-	for _, mode := range []string{"foreground", "detached"} {
+	e := newEnv(t)
+	sock := filepath.Join(e.dir, "run", "csa", "keeper-1.sock")
+	for i, mode := range []string{"foreground, its own keeper", "foreground, the daemon", "detached, the daemon"} {
 		t.Run(mode, func(t *testing.T) {
-			e := newEnv(t)
-			pidfile := filepath.Join(e.dir, "orphan.pid")
+			if i > 0 {
+				waitSocket(t, sock)
+			}
+			pidfile := filepath.Join(e.dir, fmt.Sprintf("orphan-%d.pid", i))
 			prompt := "orphan " + pidfile + "; sleep 60s"
 			var sup int
-			if mode == "detached" {
+			if strings.HasPrefix(mode, "detached") {
 				id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", prompt))
 				waitFile(t, pidfile)
 				var st struct {
@@ -465,6 +474,21 @@ func TestKeeperEndsWhatSurvivesTheSupervisor(t *testing.T) {
 	}
 }
 
+// waitSocket waits until a Unix socket answers.
+func waitSocket(t *testing.T, sock string) {
+	t.Helper()
+	for deadline := time.Now().Add(waitBound); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing answers on %s: %v", sock, err)
+		}
+	}
+}
+
 // The last event of a run is written before the state that ends it:
 // whoever sees the session ended finds session.ended in its events.
 func TestLastEventBeforeFinalState(t *testing.T) {
@@ -488,5 +512,55 @@ func TestLastEventBeforeFinalState(t *testing.T) {
 				t.Fatalf("run %d never completed: %s", i, b)
 			}
 		}
+	}
+}
+
+// A supervisor holds its session's lock until it exits, a moment after it
+// records the end: a continuation started in that moment (`csa wait ID &&
+// csa run --session ID`) waits for it rather than finding the session busy.
+func TestContinueWhileTheSupervisorExits(t *testing.T) {
+	e := newEnv(t)
+	id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", "echo one"))
+	e.csa(0, "wait", id)
+	dirs, _ := filepath.Glob(filepath.Join(e.dir, "state", "projects", "*", "sessions", id))
+	if len(dirs) != 1 {
+		t.Fatalf("no directory for %s", id)
+	}
+	// The test plays the exiting supervisor: the run has ended, the lock
+	// is still held.
+	h, err := lock.AcquireWait(filepath.Join(dirs[0], session.SupervisorLock), waitBound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.cmd("run", "--session", id, "echo two")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // refused at once before the fix
+	h.Release()
+	if err := c.Wait(); err != nil {
+		t.Fatalf("continuation: %v\n%s", err, errb.String())
+	}
+	if !strings.HasSuffix(out.String(), "\ntwo\n") {
+		t.Fatalf("stdout %q", out.String())
+	}
+}
+
+// What a detached run's agent leaves running (a daemonized MCP server)
+// does not hold the session's lock: the session can be continued.
+func TestLeftoverDoesNotHoldTheSessionLock(t *testing.T) {
+	e := newEnv(t)
+	pidfile := filepath.Join(e.dir, "orphan.pid")
+	id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", "orphan "+pidfile+"; echo one"))
+	e.csa(0, "wait", id)
+	orphan, _ := strconv.Atoi(waitFile(t, pidfile))
+	defer syscall.Kill(orphan, syscall.SIGKILL)
+	if !alive(orphan) {
+		t.Fatal("the agent's child did not outlive the run")
+	}
+	if out := e.csa(0, "run", "--session", id, "echo two"); !strings.HasSuffix(out, "\ntwo\n") {
+		t.Fatalf("stdout %q", out)
 	}
 }

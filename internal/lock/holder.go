@@ -39,6 +39,10 @@ func Adopt(fd uintptr, name string) (*Holder, error) {
 		f.Close()
 		return nil, fmt.Errorf("lock: inherited descriptor %d: %w", fd, err)
 	}
+	// An inherited descriptor is open across exec: every program started
+	// from here (the agent, its MCP servers, a daemon) would hold the lock
+	// for as long as it lives.
+	syscall.CloseOnExec(int(fd))
 	return &Holder{File: f}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
@@ -28,7 +29,7 @@ type life struct {
 	s       *Supervisor
 	run     *Run
 	ev      *events.Writer
-	keeper  *proc.Keeper
+	keeper  *keeper.Keeper
 	group   *resource.Group
 	sampler *resource.Sampler
 	p       *proc.Process
@@ -115,7 +116,7 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	if l.keeper == nil {
 		l.keeper, l.s.Keeper = l.s.Keeper, nil
 		if l.keeper == nil && l.s.Exe != "" {
-			l.keeper = proc.StartKeeper(l.s.Exe)
+			l.keeper = StartKeeper(l.s.Exe, getenvOf(l.s.BaseEnv))
 		}
 		if l.keeper != nil {
 			l.keeper.Tag(EnvSessionID + "=" + sp.SessionID)

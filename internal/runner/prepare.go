@@ -104,7 +104,15 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 	h, err := lock.Acquire(store.Path(id, session.SupervisorLock))
 	if err != nil {
-		return nil, &BusyError{ID: id}
+		// A supervisor holds its lock until it exits, a moment after it
+		// records the end: `csa wait ID && csa run --session ID` must not
+		// find the session busy.
+		if st, lerr := store.Load(id); lerr == nil && st.Status.Ended() {
+			h, err = lock.AcquireWait(store.Path(id, session.SupervisorLock), exitingSupervisor)
+		}
+		if err != nil {
+			return nil, &BusyError{ID: id}
+		}
 	}
 	st, err := store.Load(id)
 	if err != nil {
@@ -129,6 +137,10 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 	req.resume = st.ProviderSessionID
 	return finishPrepare(store, st, req, inv, h, true)
 }
+
+// exitingSupervisor bounds the wait for a supervisor that recorded its
+// run's end to exit.
+const exitingSupervisor = 5 * time.Second
 
 // BusyError reports a session whose supervisor is still running it.
 type BusyError struct{ ID string }

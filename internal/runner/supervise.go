@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -25,7 +26,7 @@ type Supervisor struct {
 	Exe string
 	// Keeper, when set, is a keeper started for the next run early, so
 	// that its start overlaps csa's own; else the run starts one.
-	Keeper *proc.Keeper
+	Keeper *keeper.Keeper
 	// Retries reports the agent's own retries of a failed model request
 	// as they happen (nil for none).
 	Retries func(agents.Retry)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/rundir"
 	"github.com/csa-dev/csa/internal/shellquote"
 )
 
@@ -41,35 +42,15 @@ func Find() (string, error) {
 }
 
 // SocketPath is the private socket of the sessions under key (a project's
-// session store): in $XDG_RUNTIME_DIR/csa, else /tmp/csa-UID, because a Unix
-// socket path must stay under 108 bytes.
+// session store), in the user's private socket directory (rundir).
 func SocketPath(runtimeDir, key string) (string, error) {
-	dir := filepath.Join(os.TempDir(), "csa-"+strconv.Itoa(os.Getuid()))
-	if runtimeDir != "" {
-		dir = filepath.Join(runtimeDir, "csa")
-	}
-	if len(dir) > maxSocketDir {
-		dir = filepath.Join("/tmp", "csa-"+strconv.Itoa(os.Getuid()))
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("tmux socket directory: %w", err)
-	}
-	// A directory in a shared /tmp must be ours and private: another user
-	// could otherwise plant a socket csa would type prompts into.
-	fi, err := os.Lstat(dir)
+	dir, err := rundir.Dir(runtimeDir)
 	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || !ownedByMe(fi) {
-		return "", fmt.Errorf("tmux socket directory %s is not a private directory of this user", dir)
+		return "", fmt.Errorf("tmux %w", err)
 	}
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(dir, hex.EncodeToString(sum[:6])+".sock"), nil
 }
-
-// maxSocketDir keeps the socket path (directory, "/", 12 hex digits,
-// ".sock") under the 108 bytes a Unix socket address holds.
-const maxSocketDir = 90
 
 // SessionName is the tmux session of a csa session.
 func SessionName(id string) string { return "csa-" + id }

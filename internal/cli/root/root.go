@@ -36,7 +36,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
 	"github.com/csa-dev/csa/internal/interrupt"
-	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/resource"
 )
 
@@ -194,8 +194,13 @@ func jsonRequested(args []string) bool {
 func Entry() int {
 	// The group keeper runs for the whole of every run: it starts before
 	// any of the command tree is built.
-	if len(os.Args) > 1 && os.Args[1] == proc.KeeperCommand {
-		return proc.KeeperMain(os.Args[2:])
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case keeper.Command:
+			return keeper.Main(os.Args[2:])
+		case keeper.DaemonCommand:
+			return keeper.DaemonMain(os.Args[2:])
+		}
 	}
 	f := &cmdutil.Factory{
 		IO: cmdutil.System(), Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,

@@ -11,7 +11,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/toolcache"
@@ -30,7 +30,7 @@ type job struct {
 	root   string
 	// keeper is a group keeper started early for the first run supervised
 	// here.
-	keeper *proc.Keeper
+	keeper *keeper.Keeper
 }
 
 // choice is the tool and model a run uses: from the flags, a resumed

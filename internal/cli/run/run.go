@@ -10,7 +10,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/keeper"
+	"github.com/csa-dev/csa/internal/runner"
 )
 
 // Options are the parsed flags of `csa run`. They are read-only once
@@ -141,18 +142,18 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// A run supervised here gets its group keeper started now, while csa
 	// reads its configuration, rather than in series before the program.
-	var keeper *proc.Keeper
+	var kept *keeper.Keeper
 	if !o.Detach && !o.Interactive {
 		if exe, err := o.F.Executable(); err == nil {
-			keeper = proc.StartKeeper(exe)
-			defer keeper.Release()
+			kept = runner.StartKeeper(exe, o.F.Getenv)
+			defer kept.Release()
 		}
 	}
 	j, err := o.newJob()
 	if err != nil {
 		return err
 	}
-	j.keeper = keeper
+	j.keeper = kept
 	if o.Tier != "" {
 		return j.runTier(ctx)
 	}

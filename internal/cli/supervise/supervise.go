@@ -7,7 +7,6 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/lock"
-	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/runner"
 )
 
@@ -22,7 +21,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			exe, _ := f.Executable()
 			// The run's group keeper starts now, overlapping the adoption.
-			keeper := proc.StartKeeper(exe)
+			keeper := runner.StartKeeper(exe, f.Getenv)
 			defer keeper.Release()
 			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {
