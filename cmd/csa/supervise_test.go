@@ -121,7 +121,8 @@ func waitDead(t *testing.T, pid int) {
 			return
 		}
 	}
-	t.Fatalf("process %d is still alive", pid)
+	out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,sid,ni,stat,etimes,args").Output()
+	t.Fatalf("process %d is still alive\n%s", pid, out)
 }
 
 // A SIGKILLed supervisor takes its agent with it (parent-death signal), and
@@ -450,11 +451,15 @@ func TestKeeperEndsWhatSurvivesTheSupervisor(t *testing.T) {
 			if strings.HasPrefix(mode, "detached") {
 				id := strings.TrimSpace(e.csa(0, "run", "-d", "--tool", "codex", prompt))
 				waitFile(t, pidfile)
-				var st struct {
-					SupervisorPID int `json:"supervisor_pid"`
+				// The program may start its child before its supervisor
+				// has recorded it running.
+				for deadline := time.Now().Add(waitBound); sup <= 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					var st struct {
+						SupervisorPID int `json:"supervisor_pid"`
+					}
+					json.Unmarshal([]byte(e.csa(0, "inspect", "--json", id)), &st)
+					sup = st.SupervisorPID
 				}
-				json.Unmarshal([]byte(e.csa(0, "inspect", "--json", id)), &st)
-				sup = st.SupervisorPID
 			} else {
 				c := e.cmd("run", "--tool", "codex", prompt)
 				if err := c.Start(); err != nil {

@@ -23,7 +23,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/csa-dev/csa/internal/proc"
 )
@@ -165,11 +164,6 @@ while IFS= read -r l; do
 done
 printf %s "$lines" | exec "$csa" ` + Command
 
-// ownNice is a run's own keeper's priority while it waits: its start (the
-// shell's loader) must not take CPU from the run's. The sweep takes back
-// the usual one (root may; others sweep at this one).
-const ownNice = 19
-
 // startOwn starts a keeper for this run alone and returns the pipe to it.
 // It starts outside the run, in a session of its own and with an empty
 // environment, so that neither the run's signals nor a keeper of a parent
@@ -187,12 +181,12 @@ func startOwn(exe string) *os.File {
 	if _, err := os.Stat(spec.Path); err != nil {
 		spec.Path, spec.Args = exe, []string{Command}
 	}
-	p, err := proc.Start(spec) // reaped by its own waiter
-	if err != nil {
+	// Not niced: a user may not take the priority back, and a sweep at
+	// the lowest one waits for CPU for seconds on a busy machine.
+	if _, err := proc.Start(spec); err != nil { // reaped by its own waiter
 		w.Close()
 		return nil
 	}
-	syscall.Setpriority(syscall.PRIO_PROCESS, p.Pid, ownNice)
 	return w
 }
 

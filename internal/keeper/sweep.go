@@ -62,7 +62,6 @@ func Main(args []string) int {
 		return 0
 	}
 	// The supervisor died before the run ended.
-	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 0)
 	Sweep(o.pgids, o.tags, o.procs)
 	return 0
 }
