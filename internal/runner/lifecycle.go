@@ -98,7 +98,7 @@ func (l *life) killedEarly() *ending {
 	return nil
 }
 
-// start starts the run's group keeper, then confines prog (its cgroup and
+// start finds the run's keeper, then confines prog (its cgroup and
 // csa's exec shim) and starts it as spec says. A program that cannot start
 // is a *startError. The caller then records the session running and
 // announces the start: the record comes first, so a supervisor that dies

@@ -22,10 +22,11 @@ type Supervisor struct {
 	Stdout, Stderr io.Writer
 	BaseEnv        []string
 	Now            func() time.Time
-	// Exe is csa itself, run as each run's group keeper ("" for none).
+	// Exe is csa itself: the keeper daemon, or a run's own keeper ("" for
+	// none).
 	Exe string
-	// Keeper, when set, is a keeper started for the next run early, so
-	// that its start overlaps csa's own; else the run starts one.
+	// Keeper, when set, is the next run's keeper, found early so that
+	// finding it overlaps csa's own start; else the run finds one.
 	Keeper *keeper.Keeper
 	// Retries reports the agent's own retries of a failed model request
 	// as they happen (nil for none).

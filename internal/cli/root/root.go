@@ -192,8 +192,8 @@ func jsonRequested(args []string) bool {
 
 // Entry is csa's main: the real process environment, the real streams.
 func Entry() int {
-	// The group keeper runs for the whole of every run: it starts before
-	// any of the command tree is built.
+	// The keepers (a run's own, the daemon) start before any of the
+	// command tree is built.
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case keeper.Command:

@@ -28,8 +28,7 @@ type job struct {
 	prompt string
 	cwd    string
 	root   string
-	// keeper is a group keeper started early for the first run supervised
-	// here.
+	// keeper is the keeper found early for the first run supervised here.
 	keeper *keeper.Keeper
 }
 

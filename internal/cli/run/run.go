@@ -140,8 +140,8 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
-	// A run supervised here gets its group keeper started now, while csa
-	// reads its configuration, rather than in series before the program.
+	// A run supervised here finds its keeper now, while csa reads its
+	// configuration, rather than in series before the program.
 	var kept *keeper.Keeper
 	if !o.Detach && !o.Interactive {
 		if exe, err := o.F.Executable(); err == nil {

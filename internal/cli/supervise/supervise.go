@@ -20,7 +20,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			exe, _ := f.Executable()
-			// The run's group keeper starts now, overlapping the adoption.
+			// The run's keeper is found now, overlapping the adoption.
 			keeper := runner.StartKeeper(exe, f.Getenv)
 			defer keeper.Release()
 			store, id, err := cmdutil.SessionsArg(sessions, args[0])
