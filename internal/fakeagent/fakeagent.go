@@ -41,6 +41,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/csa-dev/csa/internal/fsutil"
 )
 
 // Main runs the fake agent and returns its exit status.
@@ -241,7 +243,8 @@ func run(out emitter, step string) (code int, done bool) {
 		b, _ := io.ReadAll(os.Stdin)
 		out.text(fmt.Sprintf("read %d bytes from stdin", len(b)))
 	case "pidfile":
-		os.WriteFile(arg, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		// Whole or absent: a test that sees the file reads the pid.
+		fsutil.WriteFileReplace(arg, []byte(strconv.Itoa(os.Getpid())))
 	case "hang":
 		hang()
 	case "alloc":
@@ -302,7 +305,7 @@ func run(out emitter, step string) (code int, done bool) {
 		c := exec.Command("sh", "-c", "trap '' HUP TERM; exec sleep 300")
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := c.Start(); err == nil {
-			os.WriteFile(arg, []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+			fsutil.WriteFileReplace(arg, []byte(strconv.Itoa(c.Process.Pid)))
 		}
 	case "waitfile":
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
