@@ -296,7 +296,8 @@ func run(out emitter, step string) (code int, done bool) {
 		}
 		for i := 1; i <= n; i++ {
 			out.retry(i, 10)
-			time.Sleep(10 * time.Millisecond)
+			// Real programs wait a second or more between retries.
+			time.Sleep(100 * time.Millisecond)
 		}
 		hang()
 	case "orphan":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -22,15 +23,27 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// The test binary doubles as a fake ACP agent (CSA_FAKE_ACP=mode) so the
-// supervisor runs a real process group: a fake that answers, one that
-// fails to initialize (fallback to the CLI), one that dies mid-turn (no
-// fallback), one that hangs until cancelled and ignores SIGTERM.
-func TestHelperACPAgent(t *testing.T) {
-	mode := os.Getenv("CSA_FAKE_ACP")
-	if mode == "" {
-		t.Skip("the fake ACP agent of the runner's tests")
+// The test binary doubles as the programs the ACP tests supervise
+// (CSA_FAKE_ACP=mode), so the supervisor runs a real process group. With
+// no arguments it is a fake ACP agent: one that answers, one that fails to
+// initialize (fallback to the CLI), one that dies mid-turn (no fallback),
+// one that hangs until cancelled and ignores SIGTERM. With a CLI's
+// arguments it is a Claude Code that answers. No script is written to be
+// exec'd: a parallel test's fork may hold it open for writing, and its
+// exec then fails (ETXTBSY) and passes for an agent that cannot start.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("CSA_FAKE_ACP"); mode != "" {
+		if len(os.Args) == 1 {
+			fakeACPAgent(mode)
+		} else {
+			fakeClaude()
+		}
+		return
 	}
+	os.Exit(m.Run())
+}
+
+func fakeACPAgent(mode string) {
 	a := &procAgent{mode: mode, dir: os.Getenv("CSA_FAKE_DIR"), cancelled: make(chan struct{})}
 	if mode == "hang" {
 		ossignal.Ignore(syscall.SIGTERM)
@@ -40,7 +53,20 @@ func TestHelperACPAgent(t *testing.T) {
 	a.conn = sdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	<-a.conn.Done()
 	// Like the real agents, do not exit on stdin EOF.
-	select {}
+	sleepForever()
+}
+
+func fakeClaude() {
+	os.WriteFile(filepath.Join(os.Getenv("CSA_FAKE_DIR"), "cli-ran"), nil, 0o644)
+	fmt.Println(`{"type":"result","subtype":"success","result":"cli answer","session_id":"cli-session"}`)
+}
+
+// sleepForever never returns; a bare select{} is a deadlock the runtime
+// may end (exit 2) once no other goroutine can run.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 type procAgent struct {
@@ -87,7 +113,7 @@ func (a *procAgent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.Prompt
 	case "hang":
 		<-a.cancelled
 		// Never acknowledge: csa ends the group anyway.
-		select {}
+		sleepForever()
 	}
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn, Usage: &sdk.Usage{InputTokens: 7, OutputTokens: 2}}, nil
 }
@@ -117,10 +143,7 @@ func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, context.Co
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent := filepath.Join(dir, "fake-acp")
-	os.WriteFile(agent, []byte("#!/bin/sh\nexec \""+exe+"\" -test.run='^TestHelperACPAgent$'\n"), 0o755)
-	cli := filepath.Join(dir, "fake-claude")
-	os.WriteFile(cli, []byte("#!/bin/sh\ntouch \""+dir+"/cli-ran\"\necho '{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"cli answer\",\"session_id\":\"cli-session\"}'\n"), 0o755)
+	agent, cli := exe, exe // see TestMain
 	work := filepath.Join(dir, "work")
 	os.Mkdir(work, 0o755)
 	req := Request{
