@@ -94,6 +94,21 @@ func (e *env) ps() []psRow {
 	return rows
 }
 
+// waitRunning waits until csa ps lists a session running.
+func (e *env) waitRunning() {
+	e.t.Helper()
+	for deadline := time.Now().Add(waitBound); ; time.Sleep(10 * time.Millisecond) {
+		for _, r := range e.ps() {
+			if r.State == "running" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal("no session is recorded running")
+		}
+	}
+}
+
 // waitFile waits for a file to exist and returns its content.
 func waitFile(t *testing.T, path string) string {
 	t.Helper()
@@ -136,6 +151,9 @@ func TestSupervisorKilledMeansCrashed(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent, _ := strconv.Atoi(waitFile(t, pidfile))
+	// The agent may run before its supervisor has recorded it running; a
+	// supervisor killed before that leaves no session to list.
+	e.waitRunning()
 	c.Process.Kill()
 	c.Wait()
 	waitDead(t, agent)
