@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/llm"
 )
 
@@ -24,6 +25,10 @@ const (
 	// conversation as compacted (the summary and the kept turns).
 	KindCompact = "compact"
 	KindPlan    = "plan" // a plan presented by ExitPlanMode
+	// KindEvent is something that happened besides the conversation: a
+	// tool's start and end, a retry, a compaction, a subagent, with
+	// times (what took how long, what overlapped).
+	KindEvent = "event"
 )
 
 // Record is one line.
@@ -35,6 +40,7 @@ type Record struct {
 	Text     string        `json:"text,omitempty"`
 	Model    string        `json:"model,omitempty"`
 	Cwd      string        `json:"cwd,omitempty"`
+	Event    *event.Event  `json:"event,omitempty"`
 }
 
 // Dir is where conversations are kept: under the csa session when csa runs
@@ -112,6 +118,16 @@ func (c *Conversation) Append(r Record) error {
 // Message appends a message of the conversation.
 func (c *Conversation) Message(m llm.Message) error {
 	return c.Append(Record{Kind: KindMessage, Message: &m})
+}
+
+// Emit records the events worth keeping (a Sink): not the deltas, which
+// the messages hold whole, nor the messages themselves.
+func (c *Conversation) Emit(e event.Event) {
+	switch e.Kind {
+	case event.TextDelta, event.ThinkingDelta, event.Assistant, event.ToolResults, event.ToolQueued:
+		return
+	}
+	c.Append(Record{Kind: KindEvent, Time: e.Time, Event: &e})
 }
 
 // Close closes the file.
