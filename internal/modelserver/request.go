@@ -24,7 +24,8 @@ type request struct {
 // answer is a resolved step, ready for a wire format to encode.
 type answer struct {
 	Text       string
-	Call       *call
+	Thinking   string
+	Calls      []*call
 	InTokens   int
 	OutTokens  int
 	ChunkDelay time.Duration

@@ -213,14 +213,18 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, api wire, re
 		s.fail(ctx, w, api, req, errStep, rec)
 		return
 	}
-	c, err := resolveCall(st, req)
+	calls, err := resolveCalls(st, req)
 	if err != nil {
 		rec.Problem = err.Error()
 	}
 	a := s.fill(req, st.Text, st)
-	a.Call = c
-	if c != nil {
-		rec.Answer = "tool:" + c.Name
+	a.Calls, a.Thinking = calls, st.Thinking
+	if len(calls) > 0 {
+		names := make([]string, len(calls))
+		for i, c := range calls {
+			names[i] = c.Name
+		}
+		rec.Answer = "tool:" + strings.Join(names, ",")
 	} else if rec.Problem != "" && a.Text == "" {
 		a.Text = "modelserver: " + rec.Problem
 	}
