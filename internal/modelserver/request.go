@@ -31,6 +31,7 @@ type answer struct {
 	ChunkDelay time.Duration
 	Malformed  bool // send broken JSON
 	Truncated  bool // stop the stream before its end
+	Stalled    bool // go silent after the first event, until the client leaves
 }
 
 // call is a tool call under the program's own tool name.

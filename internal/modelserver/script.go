@@ -27,6 +27,7 @@ const (
 	ErrStatus     = "status"     // the step's Status with the API's error body
 	ErrMalformed  = "malformed"  // 200 with broken JSON
 	ErrTruncated  = "truncated"  // a stream cut off before its end
+	ErrStall      = "stall"      // a stream that goes silent after its first event (streams only)
 	DefaultText   = "ok"         // answer when no rule matches
 	defaultStatus = 500          // ErrStatus without a Status
 )
@@ -201,7 +202,7 @@ func (st Step) validate() error {
 		if calls == 0 && st.Text == "" {
 			return errors.New("empty step: set text, a tool call or an error")
 		}
-	case ErrRateLimit, ErrOverloaded, ErrStatus, ErrMalformed, ErrTruncated:
+	case ErrRateLimit, ErrOverloaded, ErrStatus, ErrMalformed, ErrTruncated, ErrStall:
 		if calls > 0 || st.Text != "" || st.Thinking != "" {
 			return errors.New("an error step cannot also answer")
 		}

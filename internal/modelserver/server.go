@@ -277,12 +277,12 @@ func (s *Server) pick(req *request, rec *RequestRecord) (answerStep, errStep *St
 func (s *Server) fail(ctx context.Context, w http.ResponseWriter, api wire, req *request, st *Step, rec *RequestRecord) {
 	msg := st.Message
 	switch st.Error {
-	case ErrMalformed, ErrTruncated:
+	case ErrMalformed, ErrTruncated, ErrStall:
 		if msg == "" {
 			msg = "This answer is cut short by the script."
 		}
 		a := s.fill(req, msg, st)
-		a.Malformed, a.Truncated = st.Error == ErrMalformed, st.Error == ErrTruncated
+		a.Malformed, a.Truncated, a.Stalled = st.Error == ErrMalformed, st.Error == ErrTruncated, st.Error == ErrStall
 		_ = api.write(ctx, w, req, a)
 		return
 	}
