@@ -77,6 +77,16 @@ contains = "stall"
   text = "Not stalled this time."
 
 [[rule]]
+name = "slow headers"
+contains = "slow headers"
+  [[rule.step]]
+  error = "truncated"
+  delay_ms = 20000
+  times = 1
+  [[rule.step]]
+  text = "Headers in time this time."
+
+[[rule]]
 name = "auth"
 contains = "no key"
   [[rule.step]]

@@ -125,6 +125,9 @@ func Run(t *testing.T, newP Factory, f Features) {
 	t.Run("overloaded", e.overloaded)
 	t.Run("truncated", func(t *testing.T) { e.retried(t, "truncated", llm.ErrTruncated, llm.Timeouts{}) })
 	t.Run("stall", func(t *testing.T) { e.retried(t, "stall", llm.ErrStalled, llm.Timeouts{Stall: time.Second}) })
+	t.Run("header_timeout", func(t *testing.T) {
+		e.retried(t, "slow headers", llm.ErrHeaderTimeout, llm.Timeouts{Request: time.Second})
+	})
 	t.Run("auth", e.auth)
 	t.Run("cancel", e.cancel)
 	_ = srv.Close()
