@@ -87,6 +87,13 @@ contains = "slow headers"
   text = "Headers in time this time."
 
 [[rule]]
+name = "slow chunks"
+contains = "slow chunks"
+  [[rule.step]]
+  text = "Every chunk of this answer comes far too late."
+  chunk_delay_ms = 20000
+
+[[rule]]
 name = "auth"
 contains = "no key"
   [[rule.step]]

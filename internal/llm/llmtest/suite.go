@@ -128,6 +128,7 @@ func Run(t *testing.T, newP Factory, f Features) {
 	t.Run("header_timeout", func(t *testing.T) {
 		e.retried(t, "slow headers", llm.ErrHeaderTimeout, llm.Timeouts{Request: time.Second})
 	})
+	t.Run("slow_chunks", e.slowChunks)
 	t.Run("auth", e.auth)
 	t.Run("cancel", e.cancel)
 	_ = srv.Close()
@@ -289,6 +290,18 @@ func (e *env) retried(t *testing.T, rule string, want error, to llm.Timeouts) {
 	}
 	if !strings.HasSuffix(resp.Message.Text(), "this time.") {
 		t.Errorf("text %q", resp.Message.Text())
+	}
+}
+
+// slowChunks: an answer whose chunks come slower than the stall timeout
+// stalls every time; the retries run out and the error says so.
+func (e *env) slowChunks(t *testing.T) {
+	var infos []llm.RetryInfo
+	r := e.retrying(llm.Timeouts{Stall: 300 * time.Millisecond}, &infos)
+	r.MaxRetries = 1
+	_, err := r.Stream(context.Background(), request("slow chunks"), nil)
+	if !errors.Is(err, llm.ErrStalled) || llm.ClassOf(err) != llm.ClassTimeout || len(infos) != 1 {
+		t.Errorf("error %v after retries %+v", err, infos)
 	}
 }
 
