@@ -107,3 +107,7 @@ func realPath(p string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
 }
+
+// RealPath is p (absolute and clean) with the symlinks of its existing part
+// resolved, as Resolve sees it, without the roots check.
+func RealPath(p string) (string, error) { return realPath(filepath.Clean(p)) }
