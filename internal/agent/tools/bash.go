@@ -190,6 +190,6 @@ func collect(f *os.File) (string, error) {
 	if _, err := f.ReadAt(tail, size-half); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s\n\n... [output truncated: %d of %d bytes omitted; the full output is in %s] ...\n\n%s",
-		strings.ToValidUTF8(string(head), ""), size-2*half, size, f.Name(), strings.ToValidUTF8(string(tail), "")), nil
+	return fmt.Sprintf("%s\n\n... [%d bytes omitted] ...\n\n%s\n[Output truncated; the full output is in %s (%d bytes)]\n",
+		strings.ToValidUTF8(string(head), ""), size-2*half, strings.ToValidUTF8(string(tail), ""), f.Name(), size), nil
 }
