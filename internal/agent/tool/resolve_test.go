@@ -26,9 +26,9 @@ func TestResolve(t *testing.T) {
 	}
 	must(os.MkdirAll(filepath.Join(root, "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644))
-	must(os.Symlink(outside, filepath.Join(root, "escape")))                      // a link out of the root
+	must(os.Symlink(outside, filepath.Join(root, "escape")))                       // a link out of the root
 	must(os.Symlink(filepath.Join(outside, "new"), filepath.Join(root, "dangle"))) // a dangling one
-	must(os.Symlink(filepath.Join(root, "sub"), filepath.Join(root, "inside")))   // a link within
+	must(os.Symlink(filepath.Join(root, "sub"), filepath.Join(root, "inside")))    // a link within
 	env := &Env{Cwd: root, Roots: []string{root, extra}}
 
 	tests := []struct {
