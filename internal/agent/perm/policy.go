@@ -139,11 +139,15 @@ func (p *Policy) matchBash(rules []Rule, cmd string, deny bool) (string, bool) {
 		return "", false
 	}
 	for _, r := range rules {
-		if r.Tool == "Bash" && (r.Spec == "" || matchBash(r.Spec, cmd, false) && simpleCommand(cmd)) {
+		if r.Tool == "Bash" && r.Spec == "" {
 			return r.String(), true
 		}
 	}
-	if !opaque(cmd) && len(parts) > 1 {
+	if opaque(cmd) {
+		return "", false
+	}
+	parts = splitShell(stripSafeRedirects(cmd))
+	if len(parts) > 0 {
 		var used []string
 		for _, part := range parts {
 			found := ""
@@ -167,15 +171,18 @@ func (p *Policy) matchBash(rules []Rule, cmd string, deny bool) (string, bool) {
 // redirections (other than to /dev/null or between streams) and
 // multi-line scripts.
 func opaque(cmd string) bool {
-	c := cmd
-	for _, ok := range []string{"2>&1", "1>&2", ">&2", "2>/dev/null", ">/dev/null", "&>/dev/null"} {
-		c = strings.ReplaceAll(c, ok, " ")
-	}
+	c := stripSafeRedirects(cmd)
 	return strings.ContainsAny(c, "`<>\n\r") || strings.Contains(c, "$(") || strings.Contains(c, "<(")
 }
 
-// simpleCommand is one command, nothing chained.
-func simpleCommand(cmd string) bool { return !opaque(cmd) && len(splitShell(cmd)) == 1 }
+// stripSafeRedirects blanks the redirections that write nowhere: between
+// streams and to /dev/null.
+func stripSafeRedirects(cmd string) string {
+	for _, ok := range []string{"&>/dev/null", "2>/dev/null", ">/dev/null", "2>&1", "1>&2", ">&2"} {
+		cmd = strings.ReplaceAll(cmd, ok, " ")
+	}
+	return cmd
+}
 
 // splitShell splits at ;, &, &&, || and | (quotes are not parsed: a
 // quoted operator splits too, which only makes allowing harder).
@@ -233,21 +240,32 @@ func (p *Policy) suggest(name, subject string) string {
 	case subject == "":
 		return name
 	case name == "Bash":
-		words := strings.Fields(subject)
-		if len(words) > 2 || opaque(subject) || len(splitShell(subject)) > 1 {
-			return fmt.Sprintf("Bash(%s:*)", strings.Join(words[:min(2, len(words))], " "))
+		if opaque(subject) {
+			return "Bash (every command: redirections and substitutions are not matched by narrower rules)"
 		}
-		return "Bash(" + strings.Join(words, " ") + ")"
-	case editTools[name]:
-		rel := subject
-		if filepath.IsAbs(subject) {
-			if r, err := filepath.Rel(p.cwd, subject); err == nil && !strings.HasPrefix(r, "..") {
-				rel = "./" + r
+		// A rule for each part no allow rule covers.
+		var out []string
+		for _, part := range splitShell(stripSafeRedirects(subject)) {
+			if _, ok := p.matchBash(p.allow, part, false); ok {
+				continue
+			}
+			words := strings.Fields(part)
+			if len(words) > 2 {
+				out = append(out, fmt.Sprintf("Bash(%s:*)", strings.Join(words[:2], " ")))
 			} else {
-				rel = "/" + strings.TrimPrefix(subject, "/")
+				out = append(out, "Bash("+strings.Join(words, " ")+")")
 			}
 		}
-		return "Edit(" + rel + ")"
+		return strings.Join(out, " and ")
+	case editTools[name]:
+		abs := subject
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(p.cwd, abs)
+		}
+		if r, err := filepath.Rel(p.cwd, abs); err == nil && !strings.HasPrefix(r, "..") {
+			return "Edit(./" + r + ")"
+		}
+		return "Edit(" + filepath.Clean(abs) + ")"
 	case name == "WebFetch":
 		if u, err := url.Parse(subject); err == nil && u.Hostname() != "" {
 			return "WebFetch(domain:" + u.Hostname() + ")"
