@@ -78,7 +78,7 @@ func TestMatchPath(t *testing.T) {
 		{"./docs/*.md", "/work/proj/docs/a.md", true},
 		{"./docs/*.md", "/work/proj/docs/sub/a.md", false},
 		{"docs/", "/work/proj/docs/sub/a.md", true}, // a directory covers its contents
-		{"src", "/work/proj/src/x.go", true},         // no slash: a name at any depth
+		{"src", "/work/proj/src/x.go", true},        // no slash: a name at any depth
 		{"*.env", "/work/proj/a/b/.env", true},
 		{"*.env", "/elsewhere/prod.env", true},
 		{"*.env", "/work/proj/env.txt", false},
