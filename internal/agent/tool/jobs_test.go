@@ -44,16 +44,17 @@ func TestJobsOutputStatusKill(t *testing.T) {
 		t.Errorf("id = %q", id)
 	}
 	var st JobState
+	var all strings.Builder
 	waitFor(t, "job exit", func() bool {
 		st, err = j.ReadNew(id, 0)
+		all.WriteString(st.New)
 		return err == nil && st.Status == JobExited
 	})
-	// The state was taken before reading, so all output is there.
-	all := st.New
+	// The state is taken before reading: once it says exited, that read
+	// had all the output.
 	st2, _ := j.ReadNew(id, 0)
-	all += st2.New
-	if all != "one\ntwo\n" || st.ExitCode != 3 {
-		t.Errorf("output %q exit %d", all, st.ExitCode)
+	if all.String() != "one\ntwo\n" || st.ExitCode != 3 {
+		t.Errorf("output %q exit %d", all.String(), st.ExitCode)
 	}
 	if st2.New != "" {
 		t.Errorf("second read repeated output: %q", st2.New)
