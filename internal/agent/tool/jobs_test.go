@@ -2,6 +2,7 @@ package tool
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,6 +102,7 @@ func TestJobsKillGroupAndPaging(t *testing.T) {
 }
 
 func TestJobsKillAll(t *testing.T) {
+	before := runtime.NumGoroutine()
 	j := NewJobs("") // a temporary directory
 	var ids []string
 	for range 3 {
@@ -120,4 +122,6 @@ func TestJobsKillAll(t *testing.T) {
 		t.Errorf("list %+v", j.List())
 	}
 	os.RemoveAll(j.dir)
+	// Nothing waits on the killed jobs any more.
+	waitFor(t, "job goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
 }

@@ -75,13 +75,13 @@ func (*Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (too
 		mod  time.Time
 	}
 	var hits []hit
-	keepSkipped := strings.Contains(pattern, ".git") || strings.Contains(pattern, "node_modules")
-	err = doublestar.GlobWalk(os.DirFS(abs), pattern, func(p string, d fs.DirEntry) error {
+	var fsys fs.FS = os.DirFS(abs)
+	if !strings.Contains(pattern, ".git") && !strings.Contains(pattern, "node_modules") {
+		fsys = skipFS{fsys}
+	}
+	err = doublestar.GlobWalk(fsys, pattern, func(p string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		if !keepSkipped && skippedPath(p) {
-			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -119,12 +119,19 @@ func (*Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (too
 // skipDirs are never searched: version control and dependency trees.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
 
-// skippedPath reports whether a slash path lies in a skipped directory.
-func skippedPath(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if skipDirs[part] {
-			return true
+// skipFS hides the skipped directories from the walk, so it never
+// descends into them (a node_modules tree can be huge).
+type skipFS struct{ fs.FS }
+
+func (s skipFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(s.FS, name)
+	out := ents[:0]
+	for _, e := range ents {
+		if !(e.IsDir() && skipDirs[e.Name()]) {
+			out = append(out, e)
 		}
 	}
-	return false
+	return out, err
 }
+
+func (s skipFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.FS, name) }
