@@ -39,7 +39,18 @@ const globDesc = `- Fast file pattern matching tool that works with any codebase
 
 func (*Glob) ConcurrencySafe(json.RawMessage) bool { return true }
 func (*Glob) ReadOnly(json.RawMessage) bool        { return true }
-func (*Glob) Subject(in json.RawMessage) string    { return field(in, "path") }
+
+// Subject is the directory searched: path, or an absolute pattern's base.
+func (*Glob) Subject(in json.RawMessage) string {
+	if p := field(in, "path"); p != "" {
+		return p
+	}
+	if pat := field(in, "pattern"); filepath.IsAbs(pat) {
+		base, _ := doublestar.SplitPattern(filepath.ToSlash(pat))
+		return base
+	}
+	return ""
+}
 
 func (*Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
 	var in struct {

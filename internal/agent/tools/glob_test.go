@@ -54,6 +54,18 @@ func TestGlob(t *testing.T) {
 	}
 }
 
+func TestGlobSubject(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"pattern":"**/*.go","path":"src"}`: "src",
+		`{"pattern":"/etc/**/*.conf"}`:       "/etc",
+		`{"pattern":"*.go"}`:                 "",
+	} {
+		if got := NewGlob().Subject([]byte(in)); got != want {
+			t.Errorf("Subject(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestGlobCap(t *testing.T) {
 	env := newEnv(t)
 	for i := range globMax + 5 {
