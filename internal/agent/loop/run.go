@@ -173,8 +173,16 @@ func (a *Agent) compact(ctx context.Context) error {
 // answer (a plan waiting for approval).
 func (a *Agent) StopWith(text string) { a.stopWith = &text }
 
+// ErrInterrupted is how an interrupted run ends; it is a context.Canceled.
+var ErrInterrupted error = interruptedError{}
+
+type interruptedError struct{}
+
+func (interruptedError) Error() string { return "interrupted by the user" }
+func (interruptedError) Unwrap() error { return context.Canceled }
+
 func interrupted(out Outcome) Outcome {
-	out.End, out.Class, out.Err = EndInterrupted, "interrupted", context.Canceled
+	out.End, out.Class, out.Err = EndInterrupted, "interrupted", ErrInterrupted
 	return out
 }
 

@@ -68,15 +68,18 @@ func (*Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (too
 	if fi.IsDir() {
 		return tool.Errorf("%s is a directory, not a file: use LS (or Bash ls) to list it", abs), nil
 	}
-	if bin, err := fileIsBinary(abs); err != nil {
-		return tool.Errorf("cannot read %s: %v", abs, unwrapPath(err)), nil
-	} else if bin {
-		return tool.Errorf("%s is a binary file (%d bytes); Read shows text only", abs, fi.Size()), nil
-	}
-	out, err := readLines(abs, in.Offset, in.Limit)
+	// One open for the binary check and the lines: a named pipe can be
+	// read only once.
+	f, err := os.Open(abs)
 	if err != nil {
 		return tool.Errorf("cannot read %s: %v", abs, unwrapPath(err)), nil
 	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 8000)
+	if head, _ := r.Peek(8000); isBinary(head) {
+		return tool.Errorf("%s is a binary file (%d bytes); Read shows text only", abs, fi.Size()), nil
+	}
+	out := readLines(r, in.Offset, in.Limit)
 	if env.Files != nil {
 		env.Files.Record(abs)
 	}
@@ -85,12 +88,7 @@ func (*Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (too
 
 // readLines formats lines offset.. of path as cat -n does, with a note when
 // more remain.
-func readLines(path string, offset, limit int) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
+func readLines(r *bufio.Reader, offset, limit int) string {
 	if offset < 1 {
 		offset = 1
 	}
@@ -98,7 +96,6 @@ func readLines(path string, offset, limit int) (string, error) {
 		limit = readMaxLines
 	}
 	var b strings.Builder
-	r := bufio.NewReader(f)
 	n, shown, last := 0, 0, 0
 	for {
 		line, err := r.ReadString('\n')
@@ -122,13 +119,13 @@ func readLines(path string, offset, limit int) (string, error) {
 	}
 	switch {
 	case n == 0:
-		return "<system-reminder>Warning: the file exists but its contents are empty.</system-reminder>", nil
+		return "<system-reminder>Warning: the file exists but its contents are empty.</system-reminder>"
 	case shown == 0:
-		return fmt.Sprintf("<system-reminder>Warning: the file has only %s; offset %d is past its end.</system-reminder>", plural(n, "line"), offset), nil
+		return fmt.Sprintf("<system-reminder>Warning: the file has only %s; offset %d is past its end.</system-reminder>", plural(n, "line"), offset)
 	case last < n:
 		fmt.Fprintf(&b, "\n[Showing lines %d-%d of %d. Use offset and limit to read more.]\n", offset, last, n)
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -61,18 +60,6 @@ func isBinary(head []byte) bool {
 		head = head[n:]
 	}
 	return bad > 8
-}
-
-// fileIsBinary reads the start of path to decide.
-func fileIsBinary(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, 8000)
-	n, _ := f.Read(buf)
-	return isBinary(buf[:n]), nil
 }
 
 // truncate caps s at max bytes on a rune boundary, saying how much went.
