@@ -108,6 +108,14 @@ func (a *Agent) Usage() llm.Usage {
 	return a.usage
 }
 
+// LastUsage is the usage of the latest response (what compaction
+// measures the context by).
+func (a *Agent) LastUsage() llm.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last
+}
+
 // Config returns the agent's configuration (subagents start from it).
 func (a *Agent) Config() Config { return a.cfg }
 

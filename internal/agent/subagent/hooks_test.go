@@ -34,7 +34,9 @@ func (m model) Stream(ctx context.Context, req *llm.Request, on func(llm.Delta))
 	return &llm.Response{Message: msg, Stop: stop, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}, nil
 }
 
-func say(s string) llm.Message { return llm.Message{Role: llm.Assistant, Content: []llm.Block{{Type: llm.BlockText, Text: s}}} }
+func say(s string) llm.Message {
+	return llm.Message{Role: llm.Assistant, Content: []llm.Block{{Type: llm.BlockText, Text: s}}}
+}
 
 func calls(uses ...llm.Block) llm.Message { return llm.Message{Role: llm.Assistant, Content: uses} }
 
