@@ -65,6 +65,7 @@ func csaFromEnv(getenv func(string) string) (*csaParent, error) {
 // Its PGID stays 0 so that csa's signals never reach this process, which
 // is shared with the parent agent.
 type record struct {
+	id    string
 	store *session.Store
 	state *session.State
 	lock  *lock.Holder
@@ -111,7 +112,7 @@ func (p *csaParent) begin(def Definition, req tool.SubagentRequest, model string
 	}
 	ev.Emit(events.SessionCreated, map[string]any{"tool": SessionTool, "depth": st.Depth, "parent_id": st.ParentID,
 		"subagent_type": def.Name, "description": req.Description})
-	return &record{store: p.store, state: st, lock: h, ev: ev, now: now}, nil
+	return &record{id: st.ID, store: p.store, state: st, lock: h, ev: ev, now: now}, nil
 }
 
 // parent is this record as the parent of nested subagents.
@@ -120,7 +121,7 @@ func (r *record) parent() *csaParent { return &csaParent{store: r.store, state: 
 // Emit writes the subagent's own events (not those of its nested
 // subagents, which have their own records) as csa events.
 func (r *record) Emit(e event.Event) {
-	if e.Agent != r.state.ID {
+	if e.Agent != r.id {
 		return
 	}
 	r.mu.Lock()
@@ -173,7 +174,7 @@ func (r *record) Emit(e event.Event) {
 
 // killRequested reports a `csa kill` of this subagent.
 func (r *record) killRequested() bool {
-	_, err := os.Stat(r.store.Path(r.state.ID, session.KillRequest))
+	_, err := os.Stat(r.store.Path(r.id, session.KillRequest))
 	return err == nil
 }
 
@@ -210,7 +211,7 @@ func (r *record) end(status session.Status, result string, fail *session.Failure
 	}
 	r.ev.Emit(events.SessionEnded, map[string]any{"state": status, "exit_code": code})
 	t := r.now().UTC()
-	st, err := r.store.Update(context.Background(), r.state.ID, func(cur *session.State) error {
+	st, err := r.store.Update(context.Background(), r.id, func(cur *session.State) error {
 		if cur.Status.Ended() {
 			return session.ErrNoChange
 		}

@@ -138,7 +138,6 @@ func newMain(t *testing.T, p llm.Provider, cfg Config, sink event.Sink) (*loop.A
 	}
 	h := NewHooks(cfg)
 	env := &tool.Env{Cwd: t.TempDir(), Files: tool.NewFileState(), Agent: h}
-	env.Files.Record("/nonexistent") // not stat-able: not recorded; a fresh FileState stays empty anyway
 	a := loop.New(loop.Config{Provider: p, Model: "main-model", System: "MAIN", Tools: cfg.Tools, Env: env, Sink: sink, Await: h.Await}, nil)
 	h.Attach(a)
 	t.Cleanup(h.Close)
