@@ -39,6 +39,12 @@ type Config struct {
 	// Record, when set, is told every message appended to the
 	// conversation, in order (the session's store).
 	Record func(llm.Message)
+	// Await, when set, is asked each time the model answers without
+	// calling tools, before the run ends: it may wait (for background
+	// subagents) and return a user message to continue with (their
+	// results), or ok false to let the run end. It must return promptly
+	// once ctx is done.
+	Await func(ctx context.Context) (msg llm.Message, ok bool)
 }
 
 // Compactor shortens a conversation that has grown past its threshold.
@@ -100,6 +106,14 @@ func (a *Agent) Usage() llm.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.usage
+}
+
+// LastUsage is the usage of the latest response (what compaction
+// measures the context by).
+func (a *Agent) LastUsage() llm.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.last
 }
 
 // Config returns the agent's configuration (subagents start from it).

@@ -91,6 +91,18 @@ func (a *Agent) loop(ctx context.Context) Outcome {
 		}
 		uses := resp.Message.ToolUses()
 		if len(uses) == 0 {
+			if a.cfg.Await != nil {
+				if m, ok := a.cfg.Await(ctx); ok {
+					m.Role = llm.User
+					a.append(m)
+					a.emit(event.Event{Kind: event.UserMessage, Message: &m})
+					continue
+				}
+				if ctx.Err() != nil {
+					out.Text = resp.Message.Text()
+					return interrupted(out)
+				}
+			}
 			out.End, out.Text = EndDone, resp.Message.Text()
 			return out
 		}
