@@ -90,5 +90,11 @@ func (s *session) command(ctx context.Context, line string) {
 
 // compactNow summarises the conversation on request (/compact).
 func (s *session) compactNow(ctx context.Context, instructions string) {
-	fmt.Fprintln(s.io.Stderr, "compaction is not available yet")
+	tctx, cancel := turnContext(ctx)
+	defer cancel()
+	if err := s.compactor.Now(tctx, s.agent, instructions); err != nil {
+		fmt.Fprintln(s.io.Stderr, "compaction failed, the conversation is unchanged:", err)
+		return
+	}
+	fmt.Fprintln(s.io.Stderr, "compacted")
 }

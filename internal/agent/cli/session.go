@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/agent/compact"
 	"github.com/csa-dev/csa/internal/agent/config"
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/loop"
@@ -16,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/prompt"
 	"github.com/csa-dev/csa/internal/agent/render"
 	"github.com/csa-dev/csa/internal/agent/store"
+	"github.com/csa-dev/csa/internal/agent/subagent"
 	"github.com/csa-dev/csa/internal/agent/tool"
 	"github.com/csa-dev/csa/internal/agent/tools"
 	"github.com/csa-dev/csa/internal/llm"
@@ -35,7 +38,9 @@ type session struct {
 	policy *perm.Policy
 	sink   event.Multi
 	// result is the last main-agent result, for --output-format json.
-	result *event.Event
+	result    *event.Event
+	compactor *compact.Compactor
+	subagents *subagent.Hooks
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -67,19 +72,55 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.env = newEnv(sio.Cwd, roots, s.id)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
-		Fallback: firstOf(o.fallbackModel, cfg.FallbackModel), OnRetry: s.onRetry}
-	all := visibleTools(tools.All(), o.disallowed)
+		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
 	var history []llm.Message
 	if o.resume != "" {
 		if history, err = store.Load(store.Path(store.Dir(sio.Getenv), s.id)); err != nil {
 			return nil, err
 		}
 	}
+	settings := cfg.ModelSettings(s.spec, model)
+	s.compactor = compact.New(compact.Config{Window: settings.ContextWindow, Threshold: settings.CompactAt,
+		PreCompact: s.preCompact, Store: s.conv})
+	system := func(extra string) string {
+		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
+			Mode: string(s.policy.Mode()), Extra: extra})
+	}
+	defs, err := subagent.Load(sio.Getenv("HOME"), prompt.ProjectRoot(sio.Cwd))
+	if err != nil {
+		// A broken definition leaves that one out; the others work.
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
+	}
+	all := visibleTools(tools.All(), o.disallowed)
+	s.subagents = subagent.NewHooks(subagent.Config{
+		Definitions: defs,
+		Tools:       all,
+		System:      system,
+		ResolveModel: func(spec string) (llm.Provider, string, error) {
+			p, m, err := providers.Resolve(spec, providerConf(cfg), sio.Getenv)
+			if err != nil {
+				return nil, "", err
+			}
+			return &llm.Retrying{Provider: p, MaxRetries: cfg.MaxRetries, OnRetry: s.onRetry}, m, nil
+		},
+		Compactor: func(string) loop.Compactor { return s.compactor },
+		MaxTurns:  firstInt(o.maxTurns, cfg.MaxTurns),
+		Getenv:    sio.Getenv,
+		Modes:     modes{s.policy},
+		Plans:     s.conv,
+	})
+	if err := s.subagents.Err(); err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
+	}
+	s.env.Agent = s.subagents
+	if contains(names(all), "Task") {
+		all = tools.With(all, tools.NewTask(s.subagents.SubagentTypes()))
+	}
 	s.agent = loop.New(loop.Config{
 		Provider:    retrying,
 		Model:       model,
 		Effort:      firstOf(o.effort, cfg.Effort),
-		System:      prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(), Mode: string(s.policy.Mode())}),
+		System:      system(""),
 		Tools:       all,
 		Env:         s.env,
 		Permit:      s.permit,
@@ -87,12 +128,11 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		MaxTurns:    firstInt(o.maxTurns, cfg.MaxTurns),
 		TokenBudget: cfg.TokenBudget,
 		Record:      s.record,
+		Compactor:   s.compactor,
+		Await:       s.subagents.Await,
 	}, history)
-	names := make([]string, len(all))
-	for i, t := range all {
-		names[i] = t.Name()
-	}
-	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names,
+	s.subagents.Attach(s.agent)
+	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
 		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
 	s.hooks.base = map[string]any{"session_id": s.id, "cwd": sio.Cwd,
 		"transcript_path": store.Path(store.Dir(sio.Getenv), s.id), "permission_mode": string(s.policy.Mode())}
@@ -158,6 +198,7 @@ func (s *session) permit(t tool.Tool, input json.RawMessage) (bool, string) {
 }
 
 func (s *session) close() {
+	s.subagents.Close()
 	s.env.Jobs.KillAll()
 	s.conv.Close()
 }
@@ -249,4 +290,40 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+func names(ts []tool.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// modes lets plan mode switch the policy's mode by name.
+type modes struct{ p *perm.Policy }
+
+func (m modes) Mode() string { return string(m.p.Mode()) }
+
+func (m modes) SetMode(name string) error {
+	mode, err := perm.ParseMode(name)
+	if err != nil {
+		return err
+	}
+	m.p.SetMode(mode)
+	return nil
+}
+
+// preCompact runs the PreCompact hooks.
+func (s *session) preCompact(ctx context.Context, trigger, instructions string) {
+	s.hooks.run(ctx, "PreCompact", map[string]any{"trigger": trigger, "custom_instructions": instructions})
+}
+
+// fallbackModel is the model name of a fallback given as provider/model:
+// the fallback is a model of the same provider.
+func fallbackModel(spec string) string {
+	if _, m, ok := strings.Cut(spec, "/"); ok {
+		return m
+	}
+	return spec
 }

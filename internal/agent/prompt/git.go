@@ -45,3 +45,11 @@ func head(g string, isDir bool) string {
 	}
 	return ""
 }
+
+// ProjectRoot is the git repository holding dir, else dir itself.
+func ProjectRoot(dir string) string {
+	if root, _, ok := gitState(dir); ok {
+		return root
+	}
+	return dir
+}
