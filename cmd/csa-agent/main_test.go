@@ -222,7 +222,8 @@ func cmdModelSaw(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(filepath.Join(ts.Getenv("WORK"), "requests.jsonl"))
 	ts.Check(err)
 	if re.Match(data) == neg {
-		ts.Fatalf("model server records match %q: %v, want %v", args[0], !neg, neg)
+		ts.Logf("model server records:\n%s", data)
+		ts.Fatalf("model server records match %q: %v, want %v", args[0], neg, !neg)
 	}
 }
 
