@@ -17,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/cli"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/scripttest"
 )
 
 // TestMain makes the test binary double as csa-agent, so scripts run the
@@ -87,6 +88,7 @@ func TestScripts(t *testing.T) {
 					"overlap":   cmdOverlap,
 					"waitevent": cmdWaitEvent,
 					"modelsaw":  cmdModelSaw,
+					"exits":     scripttest.Exits,
 				},
 			})
 		})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/scripttest"
 )
 
 // TestMain makes the test binary double as csa and as the fake agent, so
@@ -63,7 +63,7 @@ func TestScripts(t *testing.T) {
 			"bigfile":      cmdBigFile,
 			"waitps":       cmdWaitPs,
 			"jsonget":      cmdJSONGet,
-			"exits":        cmdExits,
+			"exits":        scripttest.Exits,
 			"waitnoagents": cmdWaitNoAgents,
 			"waitfile":     cmdWaitFile,
 			"poll":         cmdPoll,
@@ -261,25 +261,6 @@ func cmdPoll(ts *testscript.TestScript, neg bool, args []string) {
 
 // exits N PROG ARGS...: run PROG and require exit status N; its stdout and
 // stderr become the script's stdout and stderr.
-func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits N PROG ARGS...")
-	}
-	want, err := strconv.Atoi(args[0])
-	ts.Check(err)
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		got = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("%s: %v", args[1], err)
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
-}
-
 // killTagged SIGKILLs every process whose environment holds tag.
 func killTagged(tag string) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
