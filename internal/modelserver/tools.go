@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/csa-dev/csa/internal/shellquote"
 )
@@ -38,7 +39,7 @@ func resolveCalls(st *Step, req *request) ([]*call, error) {
 	if len(st.Calls) > 0 {
 		var out []*call
 		for _, c := range st.Calls {
-			out = append(out, &call{Name: c.Name, Args: c.Args})
+			out = append(out, &call{Name: c.Name, Args: withCwd(c.Args, req.Cwd).(map[string]any)})
 		}
 		return out, nil
 	}
@@ -53,7 +54,7 @@ func resolveCalls(st *Step, req *request) ([]*call, error) {
 func resolveCall(st *Step, req *request) (*call, error) {
 	switch {
 	case st.Call != nil:
-		return &call{Name: st.Call.Name, Args: st.Call.Args}, nil
+		return &call{Name: st.Call.Name, Args: withCwd(st.Call.Args, req.Cwd).(map[string]any)}, nil
 	case st.WriteFile != nil:
 		path := st.WriteFile.Path
 		if !filepath.IsAbs(path) && req.Cwd != "" {
@@ -84,4 +85,30 @@ func shellCall(cmd string, req *request) (*call, error) {
 // writeCommand is a shell command that writes content to path exactly.
 func writeCommand(path, content string) string {
 	return fmt.Sprintf("printf '%%s' %s > %s", shellquote.Quote(content), shellquote.Quote(path))
+}
+
+// withCwd replaces {cwd} in the string values of a call's arguments with
+// the working directory found in the request, so one script can give the
+// absolute paths some programs' tools require (Claude Code's Read, Edit).
+func withCwd(v any, cwd string) any {
+	switch x := v.(type) {
+	case string:
+		if cwd != "" {
+			return strings.ReplaceAll(x, "{cwd}", cwd)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = withCwd(e, cwd)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withCwd(e, cwd)
+		}
+		return out
+	}
+	return v
 }
