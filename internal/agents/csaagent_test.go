@@ -98,8 +98,10 @@ func TestCSAAgentInteractive(t *testing.T) {
 	}
 }
 
-// TestCSAAgentStream reads recorded csa-agent stream-json with the parser
-// every Claude Code stream goes through.
+// TestCSAAgentStream reads csa-agent's stream-json, recorded against the
+// model server (`csa-agent -p --output-format stream-json --verbose`: a
+// file written with its Write tool; a 429 retried 4 times, then given up),
+// with the parser every Claude Code stream goes through.
 func TestCSAAgentStream(t *testing.T) {
 	if _, ok := For(CSAAgent).NewParser().(*claudeParser); !ok {
 		t.Fatal("csa-agent's parser is not Claude Code's")
@@ -114,11 +116,11 @@ func TestCSAAgentStream(t *testing.T) {
 		class   string
 	}{
 		{"write_file.jsonl", 0,
-			[]string{EvSession, EvRetry, EvText, EvToolCall, EvToolResult, EvText, EvUsage},
-			"Done.", "0b4f6d1e-7a2c-4c3e-9d51-2f8e6a1b3c4d", &session.Usage{InputTokens: 100, OutputTokens: 15}, ""},
+			[]string{EvSession, EvText, EvToolCall, EvToolResult, EvText, EvUsage},
+			"Done.", "7aeecff1-4a23-404d-8dda-4d2ee9964a4f", &session.Usage{InputTokens: 12192, OutputTokens: 5}, ""},
 		{"rate_limit.jsonl", 1,
-			[]string{EvSession, EvRetry, EvUsage, EvError},
-			"", "5c1d2e3f-0a1b-4c2d-8e3f-4a5b6c7d8e9f", &session.Usage{}, session.FailRateLimited},
+			[]string{EvSession, EvRetry, EvRetry, EvRetry, EvRetry, EvUsage, EvError},
+			"", "ab871a50-e9b8-4a72-9a23-c99fd5cefde6", &session.Usage{}, session.FailRateLimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -128,7 +130,7 @@ func TestCSAAgentStream(t *testing.T) {
 				t.Errorf("event types = %v\n want %v", types, tt.types)
 			}
 			for _, e := range evs {
-				if r, ok := e.Data.(Retry); ok && (r.Attempt != 1 || r.Status != 429 || !r.RateLimited) {
+				if r, ok := e.Data.(Retry); ok && (r.Attempt < 1 || r.Max != 4 || r.Status != 429 || r.DelayMS != 20 || !r.RateLimited) {
 					t.Errorf("retry %+v", r)
 				}
 			}

@@ -148,11 +148,11 @@ func TestPrepareOne(t *testing.T) {
 }
 
 // TestPrepareCSAAgent: csa-agent takes every provider's key and base URL
-// from the environment, all pointing at the model server, and writes
-// nothing into HOME.
+// from the environment, all pointing at the model server; its config
+// names its model and bounds its retries.
 func TestPrepareCSAAgent(t *testing.T) {
 	home := t.TempDir()
-	env, err := Prepare(home, "http://127.0.0.1:9/", Options{Programs: []string{"csa-agent"}})
+	env, err := Prepare(home, "http://127.0.0.1:9/", Options{Programs: []string{"csa-agent"}, Retries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +171,15 @@ func TestPrepareCSAAgent(t *testing.T) {
 	if e["CODEX_HOME"] != "" || e["CLAUDE_CODE_MAX_RETRIES"] != "" {
 		t.Errorf("other programs' setup in %v", env)
 	}
-	if ents, _ := os.ReadDir(home); len(ents) != 1 || ents[0].Name() != "tmp" {
-		t.Errorf("HOME holds %v, want only tmp", ents)
+	cfg, err := os.ReadFile(filepath.Join(home, ".config", "csa-agent", "config.toml"))
+	if err != nil || string(cfg) != "model = \""+CSAAgentModel+"\"\nmax_retries = 2\n" {
+		t.Errorf("csa-agent config %q, %v", cfg, err)
+	}
+	if _, err := Prepare(home, "http://127.0.0.1:9/", Options{Programs: []string{"csa-agent"}}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(home, ".config", "csa-agent", "config.toml")); strings.Contains(string(cfg), "max_retries") {
+		t.Errorf("Retries 0 keeps csa-agent's own: %q", cfg)
 	}
 	if Model("csa-agent") != CSAAgentModel || !strings.HasPrefix(CSAAgentModel, "anthropic/") {
 		t.Errorf("Model(csa-agent) = %q", Model("csa-agent"))
