@@ -3,6 +3,7 @@ module github.com/csa-dev/csa
 go 1.26
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/gofrs/flock v0.13.0
 	github.com/oklog/ulid/v2 v2.1.1

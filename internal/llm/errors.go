@@ -62,10 +62,10 @@ var ErrStalled = errors.New("stream stalled")
 
 // ClassOf classes any error of a model call.
 func ClassOf(err error) string {
-	var ae *APIError
+	var ce interface{ Class() string } // *APIError, and config errors such as a missing key
 	switch {
-	case errors.As(err, &ae):
-		return ae.Class()
+	case errors.As(err, &ce):
+		return ce.Class()
 	case errors.Is(err, ErrStalled):
 		return ClassTimeout
 	}

@@ -91,21 +91,29 @@ func (anthropicAPI) parse(_ *http.Request, body []byte) (*request, error) {
 	return req, nil
 }
 
-func (anthropicAPI) blocks(a *answer, id string) []map[string]any {
+// blocks is the answer's content: thinking, text, then the tool calls.
+func (anthropicAPI) blocks(a *answer, sig string, ids []string) []map[string]any {
 	var out []map[string]any
+	if a.Thinking != "" {
+		out = append(out, map[string]any{"type": "thinking", "thinking": a.Thinking, "signature": sig})
+	}
 	if a.Text != "" {
 		out = append(out, map[string]any{"type": "text", "text": a.Text})
 	}
-	if a.Call != nil {
-		out = append(out, map[string]any{"type": "tool_use", "id": id, "name": a.Call.Name, "input": a.Call.Args})
+	for i, c := range a.Calls {
+		out = append(out, map[string]any{"type": "tool_use", "id": ids[i], "name": c.Name, "input": c.Args})
 	}
 	return out
 }
 
 func (x anthropicAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a *answer) error {
-	msgID, toolID := newID("msg_"), newID("toolu_")
+	msgID, sig := newID("msg_"), newID("sig_")
+	ids := make([]string, len(a.Calls))
+	for i := range ids {
+		ids[i] = newID("toolu_")
+	}
 	stop := "end_turn"
-	if a.Call != nil {
+	if len(a.Calls) > 0 {
 		stop = "tool_use"
 	}
 	usage := map[string]any{"input_tokens": a.InTokens, "output_tokens": a.OutTokens,
@@ -113,7 +121,7 @@ func (x anthropicAPI) write(ctx context.Context, w http.ResponseWriter, req *req
 	if !req.Stream {
 		writeBody(w, a, map[string]any{
 			"id": msgID, "type": "message", "role": "assistant", "model": req.Model,
-			"content": x.blocks(a, toolID), "stop_reason": stop, "stop_sequence": nil, "usage": usage,
+			"content": x.blocks(a, sig, ids), "stop_reason": stop, "stop_sequence": nil, "usage": usage,
 		})
 		return nil
 	}
@@ -144,6 +152,16 @@ func (x anthropicAPI) write(ctx context.Context, w http.ResponseWriter, req *req
 		index++
 		return err
 	}
+	if a.Thinking != "" {
+		var deltas []map[string]any
+		for _, c := range chunks(a.Thinking, 2) {
+			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": c})
+		}
+		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": sig})
+		if err := block(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, deltas); err != nil {
+			return err
+		}
+	}
 	if a.Text != "" {
 		var deltas []map[string]any
 		for _, c := range chunks(a.Text, 3) {
@@ -153,13 +171,13 @@ func (x anthropicAPI) write(ctx context.Context, w http.ResponseWriter, req *req
 			return err
 		}
 	}
-	if a.Call != nil {
-		args, _ := json.Marshal(a.Call.Args)
+	for i, c := range a.Calls {
+		args, _ := json.Marshal(c.Args)
 		var deltas []map[string]any
-		for _, c := range splitHalves(string(args)) {
-			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": c})
+		for _, p := range splitHalves(string(args)) {
+			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
 		}
-		cb := map[string]any{"type": "tool_use", "id": toolID, "name": a.Call.Name, "input": map[string]any{}}
+		cb := map[string]any{"type": "tool_use", "id": ids[i], "name": c.Name, "input": map[string]any{}}
 		if err := block(cb, deltas); err != nil {
 			return err
 		}

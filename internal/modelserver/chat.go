@@ -72,11 +72,11 @@ func (chatAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a
 	id, created := newID("chatcmpl-"), time.Now().Unix()
 	finish := "stop"
 	var calls []map[string]any
-	if a.Call != nil {
+	for i, c := range a.Calls {
 		finish = "tool_calls"
-		args, _ := json.Marshal(a.Call.Args)
-		calls = []map[string]any{{"index": 0, "id": newID("call_"), "type": "function",
-			"function": map[string]any{"name": a.Call.Name, "arguments": string(args)}}}
+		args, _ := json.Marshal(c.Args)
+		calls = append(calls, map[string]any{"index": i, "id": newID("call_"), "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": string(args)}})
 	}
 	usage := map[string]any{"prompt_tokens": a.InTokens, "completion_tokens": a.OutTokens,
 		"total_tokens": a.InTokens + a.OutTokens}
@@ -84,6 +84,9 @@ func (chatAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a
 		msg := map[string]any{"role": "assistant", "content": a.Text}
 		if calls != nil {
 			msg["tool_calls"] = calls
+		}
+		if a.Thinking != "" {
+			msg["reasoning_content"] = a.Thinking
 		}
 		writeBody(w, a, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
@@ -108,6 +111,14 @@ func (chatAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a
 	if err := chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil); err != nil {
 		return err
 	}
+	// reasoning_content is how vLLM, llama.cpp and DeepSeek stream thinking.
+	if a.Thinking != "" {
+		for _, c := range chunks(a.Thinking, 2) {
+			if err := chunk(map[string]any{"reasoning_content": c}, nil, nil); err != nil {
+				return err
+			}
+		}
+	}
 	if a.Text != "" {
 		for _, c := range chunks(a.Text, 3) {
 			if err := chunk(map[string]any{"content": c}, nil, nil); err != nil {
@@ -115,17 +126,15 @@ func (chatAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a
 			}
 		}
 	}
-	if a.Call != nil {
-		c := calls[0]
+	for i, c := range calls {
 		fn := c["function"].(map[string]any)
-		parts := splitHalves(fn["arguments"].(string))
-		first := map[string]any{"index": 0, "id": c["id"], "type": "function",
+		first := map[string]any{"index": i, "id": c["id"], "type": "function",
 			"function": map[string]any{"name": fn["name"], "arguments": ""}}
 		if err := chunk(map[string]any{"tool_calls": []any{first}}, nil, nil); err != nil {
 			return err
 		}
-		for _, p := range parts {
-			d := map[string]any{"index": 0, "function": map[string]any{"arguments": p}}
+		for _, p := range splitHalves(fn["arguments"].(string)) {
+			d := map[string]any{"index": i, "function": map[string]any{"arguments": p}}
 			if err := chunk(map[string]any{"tool_calls": []any{d}}, nil, nil); err != nil {
 				return err
 			}

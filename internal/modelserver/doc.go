@@ -36,7 +36,12 @@
 // the file); shell is Bash, exec_command, run_shell_command or bash, chosen
 // from the tools the request offers. A relative path is joined to the
 // working directory found in the request. call = {name, args} sends any
-// other tool call as is.
+// other tool call as is; calls = [{name, args}, ...] sends several in one
+// answer. thinking = "..." sends a thinking part before the text, in the
+// API's own form: an Anthropic thinking block with a signature, a Responses
+// reasoning item with a summary and encrypted_content, Chat
+// reasoning_content deltas, a Gemini thought part (its thoughtSignature on
+// the first function call, else on the thought).
 //
 // Side calls that are not turns are answered without the script: Gemini
 // CLI's model router and other JSON-schema requests, OpenCode's title

@@ -125,19 +125,38 @@ func (geminiAPI) chunk(req *request, parts []map[string]any, finish string, a *a
 	return c
 }
 
-func (x geminiAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a *answer) error {
-	var callPart map[string]any
-	if a.Call != nil {
-		callPart = map[string]any{"functionCall": map[string]any{"name": a.Call.Name, "args": a.Call.Args}}
+// parts is the answer's parts: a thought, the text, then the calls. The
+// thought signature rides on the first call, as Gemini sends it, or on the
+// thought when there is no call.
+func (geminiAPI) parts(a *answer) (thought map[string]any, text string, calls []map[string]any) {
+	sig := newID("sig_")
+	if a.Thinking != "" {
+		thought = map[string]any{"text": a.Thinking, "thought": true}
 	}
+	for _, c := range a.Calls {
+		calls = append(calls, map[string]any{"functionCall": map[string]any{"name": c.Name, "args": c.Args}})
+	}
+	switch {
+	case a.Thinking == "":
+	case len(calls) > 0:
+		calls[0]["thoughtSignature"] = sig
+	default:
+		thought["thoughtSignature"] = sig
+	}
+	return thought, a.Text, calls
+}
+
+func (x geminiAPI) write(ctx context.Context, w http.ResponseWriter, req *request, a *answer) error {
+	thought, text, calls := x.parts(a)
 	if !req.Stream {
 		var parts []map[string]any
-		if a.Text != "" {
-			parts = append(parts, map[string]any{"text": a.Text})
+		if thought != nil {
+			parts = append(parts, thought)
 		}
-		if callPart != nil {
-			parts = append(parts, callPart)
+		if text != "" {
+			parts = append(parts, map[string]any{"text": text})
 		}
+		parts = append(parts, calls...)
 		writeBody(w, a, x.chunk(req, parts, "STOP", a))
 		return nil
 	}
@@ -147,13 +166,16 @@ func (x geminiAPI) write(ctx context.Context, w http.ResponseWriter, req *reques
 		s.cutAfter = 1
 	}
 	var pieces [][]map[string]any
-	if a.Text != "" {
-		for _, c := range chunks(a.Text, 3) {
+	if thought != nil {
+		pieces = append(pieces, []map[string]any{thought})
+	}
+	if text != "" {
+		for _, c := range chunks(text, 3) {
 			pieces = append(pieces, []map[string]any{{"text": c}})
 		}
 	}
-	if callPart != nil {
-		pieces = append(pieces, []map[string]any{callPart})
+	if len(calls) > 0 {
+		pieces = append(pieces, calls)
 	}
 	for i, p := range pieces {
 		finish := ""

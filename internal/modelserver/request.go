@@ -24,12 +24,14 @@ type request struct {
 // answer is a resolved step, ready for a wire format to encode.
 type answer struct {
 	Text       string
-	Call       *call
+	Thinking   string
+	Calls      []*call
 	InTokens   int
 	OutTokens  int
 	ChunkDelay time.Duration
 	Malformed  bool // send broken JSON
 	Truncated  bool // stop the stream before its end
+	Stalled    bool // go silent after the first event, until the client leaves
 }
 
 // call is a tool call under the program's own tool name.

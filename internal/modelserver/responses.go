@@ -115,16 +115,21 @@ func (responsesAPI) parse(_ *http.Request, body []byte) (*request, error) {
 	return req, nil
 }
 
+// items is the answer's output: reasoning, the message, then the calls.
 func (responsesAPI) items(a *answer) []map[string]any {
 	var out []map[string]any
+	if a.Thinking != "" {
+		out = append(out, map[string]any{"type": "reasoning", "id": newID("rs_"), "encrypted_content": newID("enc_"),
+			"summary": []any{map[string]any{"type": "summary_text", "text": a.Thinking}}})
+	}
 	if a.Text != "" {
 		out = append(out, map[string]any{"type": "message", "id": newID("msg_"), "role": "assistant",
 			"status": "completed", "content": []any{map[string]any{"type": "output_text", "text": a.Text, "annotations": []any{}}}})
 	}
-	if a.Call != nil {
-		args, _ := json.Marshal(a.Call.Args)
+	for _, c := range a.Calls {
+		args, _ := json.Marshal(c.Args)
 		out = append(out, map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": newID("call_"),
-			"name": a.Call.Name, "arguments": string(args), "status": "completed"})
+			"name": c.Name, "arguments": string(args), "status": "completed"})
 	}
 	return out
 }
@@ -162,6 +167,23 @@ func (x responsesAPI) write(ctx context.Context, w http.ResponseWriter, req *req
 		return err
 	}
 	for i, it := range items {
+		if it["type"] == "reasoning" {
+			// added with an empty summary, as OpenAI does, then streamed
+			added := map[string]any{"type": "reasoning", "id": it["id"], "summary": []any{}}
+			if err := send("response.output_item.added", map[string]any{"output_index": i, "item": added}); err != nil {
+				return err
+			}
+			for _, c := range chunks(a.Thinking, 2) {
+				if err := send("response.reasoning_summary_text.delta", map[string]any{"item_id": it["id"],
+					"output_index": i, "summary_index": 0, "delta": c}); err != nil {
+					return err
+				}
+			}
+			if err := send("response.output_item.done", map[string]any{"output_index": i, "item": it}); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := send("response.output_item.added", map[string]any{"output_index": i, "item": it}); err != nil {
 			return err
 		}

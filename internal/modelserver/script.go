@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -26,6 +27,7 @@ const (
 	ErrStatus     = "status"     // the step's Status with the API's error body
 	ErrMalformed  = "malformed"  // 200 with broken JSON
 	ErrTruncated  = "truncated"  // a stream cut off before its end
+	ErrStall      = "stall"      // a stream that goes silent after its first event (streams only)
 	DefaultText   = "ok"         // answer when no rule matches
 	defaultStatus = 500          // ErrStatus without a Status
 )
@@ -56,7 +58,8 @@ type Rule struct {
 	re *regexp.Regexp
 }
 
-// Step is one answer. Text may come alone or before one tool call; an error
+// Step is one answer. Text may come alone or before tool calls (one generic
+// call, or several raw ones), after an optional thinking part; an error
 // step fails the request instead. Error steps are not turns: they precede
 // the answer step that follows them, each failing Times requests (0 =
 // forever) before the next one applies, so "429 once, then succeed" is
@@ -68,6 +71,10 @@ type Step struct {
 	WriteFile *WriteFile `toml:"write_file"` // translated into the program's write tool
 	Shell     string     `toml:"shell"`      // a command for the program's shell tool
 	Call      *ToolCall  `toml:"call"`       // a raw tool call, sent as is
+	Calls     []ToolCall `toml:"calls"`      // several raw tool calls in one answer
+	// Thinking is sent before the text as the API's own thinking or
+	// reasoning part (with a signature where the API has one).
+	Thinking string `toml:"thinking"`
 
 	Error      string `toml:"error"`       // one of the Err* kinds
 	Status     int    `toml:"status"`      // HTTP status for ErrStatus
@@ -175,16 +182,18 @@ func (r *Rule) label(i int) string {
 
 func (st Step) validate() error {
 	calls := 0
-	for _, set := range []bool{st.WriteFile != nil, st.Shell != "", st.Call != nil} {
+	for _, set := range []bool{st.WriteFile != nil, st.Shell != "", st.Call != nil, len(st.Calls) > 0} {
 		if set {
 			calls++
 		}
 	}
 	switch {
 	case calls > 1:
-		return errors.New("set at most one of write_file, shell and call")
+		return errors.New("set at most one of write_file, shell, call and calls")
 	case st.Call != nil && st.Call.Name == "":
 		return errors.New("call without a name")
+	case slices.ContainsFunc(st.Calls, func(c ToolCall) bool { return c.Name == "" }):
+		return errors.New("calls: a call without a name")
 	case st.WriteFile != nil && st.WriteFile.Path == "":
 		return errors.New("write_file without a path")
 	}
@@ -193,8 +202,8 @@ func (st Step) validate() error {
 		if calls == 0 && st.Text == "" {
 			return errors.New("empty step: set text, a tool call or an error")
 		}
-	case ErrRateLimit, ErrOverloaded, ErrStatus, ErrMalformed, ErrTruncated:
-		if calls > 0 || st.Text != "" {
+	case ErrRateLimit, ErrOverloaded, ErrStatus, ErrMalformed, ErrTruncated, ErrStall:
+		if calls > 0 || st.Text != "" || st.Thinking != "" {
 			return errors.New("an error step cannot also answer")
 		}
 	default:

@@ -84,6 +84,9 @@ func TestParseErrors(t *testing.T) {
 		"unknown error":     {"[[rule]]\n[[rule.step]]\nerror='boom'\n", "unknown error kind"},
 		"unknown api":       {"[[rule]]\napi='cohere'\n[[rule.step]]\ntext='a'\n", "unknown api"},
 		"call without name": {"[[rule]]\n[[rule.step]]\ncall={args={a=1}}\n", "without a name"},
+		"calls and call":    {"[[rule]]\n[[rule.step]]\ncall={name='a'}\ncalls=[{name='b'}]\n", "at most one"},
+		"calls no name":     {"[[rule]]\n[[rule.step]]\ncalls=[{name='a'},{args={a=1}}]\n", "without a name"},
+		"error thinking":    {"[[rule]]\n[[rule.step]]\nerror='stall'\nthinking='hm'\n", "cannot also answer"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -213,14 +213,18 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, api wire, re
 		s.fail(ctx, w, api, req, errStep, rec)
 		return
 	}
-	c, err := resolveCall(st, req)
+	calls, err := resolveCalls(st, req)
 	if err != nil {
 		rec.Problem = err.Error()
 	}
 	a := s.fill(req, st.Text, st)
-	a.Call = c
-	if c != nil {
-		rec.Answer = "tool:" + c.Name
+	a.Calls, a.Thinking = calls, st.Thinking
+	if len(calls) > 0 {
+		names := make([]string, len(calls))
+		for i, c := range calls {
+			names[i] = c.Name
+		}
+		rec.Answer = "tool:" + strings.Join(names, ",")
 	} else if rec.Problem != "" && a.Text == "" {
 		a.Text = "modelserver: " + rec.Problem
 	}
@@ -273,12 +277,12 @@ func (s *Server) pick(req *request, rec *RequestRecord) (answerStep, errStep *St
 func (s *Server) fail(ctx context.Context, w http.ResponseWriter, api wire, req *request, st *Step, rec *RequestRecord) {
 	msg := st.Message
 	switch st.Error {
-	case ErrMalformed, ErrTruncated:
+	case ErrMalformed, ErrTruncated, ErrStall:
 		if msg == "" {
 			msg = "This answer is cut short by the script."
 		}
 		a := s.fill(req, msg, st)
-		a.Malformed, a.Truncated = st.Error == ErrMalformed, st.Error == ErrTruncated
+		a.Malformed, a.Truncated, a.Stalled = st.Error == ErrMalformed, st.Error == ErrTruncated, st.Error == ErrStall
 		_ = api.write(ctx, w, req, a)
 		return
 	}

@@ -20,6 +20,9 @@ type sse struct {
 	n     int // events sent
 	// cutAfter ends the stream after that many events (0 = never).
 	cutAfter int
+	// stallAfter holds the stream silent after that many events (0 =
+	// never), until the client goes away.
+	stallAfter int
 	// breakAt is the event replaced by broken JSON in a malformed answer.
 	breakAt   int
 	malformed bool
@@ -31,7 +34,11 @@ func newSSE(ctx context.Context, w http.ResponseWriter, a *answer) *sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &sse{ctx: ctx, w: w, delay: a.ChunkDelay, breakAt: 1, malformed: a.Malformed}
+	s := &sse{ctx: ctx, w: w, delay: a.ChunkDelay, breakAt: 1, malformed: a.Malformed}
+	if a.Stalled {
+		s.stallAfter = 1
+	}
+	return s
 }
 
 // send writes one event; name may be empty. A malformed answer replaces
@@ -47,6 +54,10 @@ func (s *sse) send(name string, v any) error {
 func (s *sse) sendRaw(name, data string) error {
 	if s.cutAfter > 0 && s.n >= s.cutAfter {
 		return errCut
+	}
+	if s.stallAfter > 0 && s.n >= s.stallAfter {
+		<-s.ctx.Done()
+		return s.ctx.Err()
 	}
 	if s.n > 0 && s.delay > 0 {
 		select {

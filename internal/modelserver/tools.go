@@ -33,6 +33,22 @@ var shellTools = []struct {
 	{"bash", func(c string) map[string]any { return map[string]any{"command": c} }},                                                 // opencode
 }
 
+// resolveCalls turns a step's tool calls into the program's own.
+func resolveCalls(st *Step, req *request) ([]*call, error) {
+	if len(st.Calls) > 0 {
+		var out []*call
+		for _, c := range st.Calls {
+			out = append(out, &call{Name: c.Name, Args: c.Args})
+		}
+		return out, nil
+	}
+	c, err := resolveCall(st, req)
+	if c == nil {
+		return nil, err
+	}
+	return []*call{c}, err
+}
+
 // resolveCall turns a step's generic tool call into the program's own.
 func resolveCall(st *Step, req *request) (*call, error) {
 	switch {

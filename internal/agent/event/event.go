@@ -29,8 +29,9 @@ const (
 	CompactEnd    Kind = "compact_end"
 	SubagentStart Kind = "subagent_start"
 	SubagentStop  Kind = "subagent_stop"
-	PlanMode      Kind = "plan_mode" // entered or left plan mode; Text is the plan on exit
-	Result        Kind = "result"    // the run's end: Text, IsError, Class, totals
+	PlanMode      Kind = "plan_mode"    // entered or left plan mode; Text is the plan on exit
+	UserMessage   Kind = "user_message" // a message the loop added itself (background subagents' results)
+	Result        Kind = "result"       // the run's end: Text, IsError, Class, totals
 )
 
 // Event is one thing that happened. Fields are set per Kind.
@@ -67,6 +68,11 @@ type Event struct {
 	Tools     []string `json:"tools,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Mode      string   `json:"mode,omitempty"`
+
+	// Compaction (CompactStart, CompactEnd): estimated tokens of the
+	// conversation before and after; Text is the trigger (auto, manual).
+	PreTokens  int64 `json:"pre_tokens,omitempty"`
+	PostTokens int64 `json:"post_tokens,omitempty"`
 }
 
 // Sink receives events. Emit must be safe for concurrent use (parallel

@@ -3,6 +3,7 @@ package tool
 import (
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"time"
 )
@@ -13,11 +14,13 @@ import (
 type FileState struct {
 	mu    sync.Mutex
 	files map[string]seen
+	clock uint64 // orders Records, for Recent
 }
 
 type seen struct {
 	mod  time.Time
 	size int64
+	at   uint64 // when it was last recorded (FileState.clock)
 }
 
 // NewFileState is an empty record.
@@ -30,7 +33,8 @@ func (s *FileState) Record(abs string) {
 		return
 	}
 	s.mu.Lock()
-	s.files[abs] = seen{fi.ModTime(), fi.Size()}
+	s.clock++
+	s.files[abs] = seen{fi.ModTime(), fi.Size(), s.clock}
 	s.mu.Unlock()
 }
 
@@ -68,6 +72,30 @@ func (s *FileState) Paths() []string {
 	out := make([]string, 0, len(s.files))
 	for p := range s.files {
 		out = append(out, p)
+	}
+	return out
+}
+
+// Recent lists at most n recorded files, the most recently recorded first
+// (n <= 0: all). Compaction re-attaches these.
+func (s *FileState) Recent(n int) []string {
+	s.mu.Lock()
+	type entry struct {
+		path string
+		at   uint64
+	}
+	all := make([]entry, 0, len(s.files))
+	for p, v := range s.files {
+		all = append(all, entry{p, v.at})
+	}
+	s.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].at > all[j].at })
+	if n > 0 && len(all) > n {
+		all = all[:n]
+	}
+	out := make([]string, len(all))
+	for i, e := range all {
+		out[i] = e.path
 	}
 	return out
 }

@@ -1,0 +1,93 @@
+// Package cli is csa-agent's command line: flags, configuration, the
+// headless run (-p) and the line-mode REPL. It assembles the parts
+// (provider, tools, permissions, store, renderers) and hands them to the
+// loop.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// IO is the process's standard streams and environment.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Cwd            string
+}
+
+// Main runs csa-agent and returns its exit code.
+func Main(args []string) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "csa-agent:", err)
+		return exitFailed
+	}
+	sio := IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd}
+	// SIGINT is the turn's (the REPL keeps going) or the run's (headless,
+	// see headless); SIGTERM ends everything.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, sio)
+}
+
+// Run is Main with its world given.
+func Run(ctx context.Context, args []string, sio IO) int {
+	o, err := parseFlags(args, sio.Stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent:", err)
+		return exitUsage
+	}
+	if o.version {
+		fmt.Fprintln(sio.Stdout, "csa-agent", Version)
+		return exitOK
+	}
+	if o.print {
+		if o.prompt == "" || o.prompt == "-" {
+			b, err := io.ReadAll(sio.Stdin)
+			if err != nil {
+				fmt.Fprintln(sio.Stderr, "csa-agent: read the prompt:", err)
+				return exitFailed
+			}
+			o.prompt = strings.TrimSpace(string(b))
+		}
+		if o.prompt == "" {
+			fmt.Fprintln(sio.Stderr, "csa-agent: -p needs a prompt (an argument or stdin)")
+			return exitUsage
+		}
+	}
+	s, err := open(ctx, o, sio)
+	if err != nil {
+		var ue usageError
+		fmt.Fprintln(sio.Stderr, "csa-agent:", err)
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	defer s.close()
+	if o.print {
+		return s.headless(ctx, o.prompt)
+	}
+	return s.repl(ctx, o.prompt)
+}
+
+// usageError is a bad flag value or configuration: exit 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }

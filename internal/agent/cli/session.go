@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/csa-dev/csa/internal/agent/compact"
+	"github.com/csa-dev/csa/internal/agent/config"
+	"github.com/csa-dev/csa/internal/agent/event"
+	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/perm"
+	"github.com/csa-dev/csa/internal/agent/prompt"
+	"github.com/csa-dev/csa/internal/agent/render"
+	"github.com/csa-dev/csa/internal/agent/store"
+	"github.com/csa-dev/csa/internal/agent/subagent"
+	"github.com/csa-dev/csa/internal/agent/tool"
+	"github.com/csa-dev/csa/internal/agent/tools"
+	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/llm/providers"
+)
+
+// session is one conversation being run: its parts, assembled.
+type session struct {
+	o      *options
+	io     IO
+	id     string
+	spec   string // the model as given: provider/model
+	agent  *loop.Agent
+	conv   *store.Conversation
+	hooks  *hooks
+	env    *tool.Env
+	policy *perm.Policy
+	sink   event.Multi
+	// result is the last main-agent result, for --output-format json.
+	result    *event.Event
+	compactor *compact.Compactor
+	subagents *subagent.Hooks
+}
+
+func open(ctx context.Context, o *options, sio IO) (*session, error) {
+	cfg, err := config.Load(config.Path(sio.Getenv))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	s := &session{o: o, io: sio}
+	s.spec = firstOf(o.model, sio.Getenv("CSA_AGENT_MODEL"), cfg.Model)
+	if s.spec == "" {
+		return nil, usagef("no model: give --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set model in %s", config.Path(sio.Getenv))
+	}
+	prov, model, err := providers.Resolve(s.spec, providerConf(cfg), sio.Getenv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if s.hooks, err = loadHooks(o.settings); err != nil {
+		return nil, usageError{err}
+	}
+	roots := rootsOf(sio.Cwd, append(cfg.AddDirs, o.addDirs...))
+	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
+		return nil, usageError{err}
+	}
+	// Everything the user could get wrong is checked: now the session
+	// may be created.
+	if err := s.openStore(model); err != nil {
+		return nil, err
+	}
+	s.env = newEnv(sio.Cwd, roots, s.id)
+	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult)}
+	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
+		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
+	var history []llm.Message
+	if o.resume != "" {
+		if history, err = store.Load(store.Path(store.Dir(sio.Getenv), s.id)); err != nil {
+			return nil, err
+		}
+	}
+	settings := cfg.ModelSettings(s.spec, model)
+	s.compactor = compact.New(compact.Config{Window: settings.ContextWindow, Threshold: settings.CompactAt,
+		PreCompact: s.preCompact, Store: s.conv})
+	system := func(extra string) string {
+		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
+			Mode: string(s.policy.Mode()), Extra: extra})
+	}
+	defs, err := subagent.Load(sio.Getenv("HOME"), prompt.ProjectRoot(sio.Cwd))
+	if err != nil {
+		// A broken definition leaves that one out; the others work.
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
+	}
+	all := visibleTools(tools.All(), o.disallowed)
+	s.subagents = subagent.NewHooks(subagent.Config{
+		Definitions: defs,
+		Tools:       all,
+		System:      system,
+		ResolveModel: func(spec string) (llm.Provider, string, error) {
+			p, m, err := providers.Resolve(spec, providerConf(cfg), sio.Getenv)
+			if err != nil {
+				return nil, "", err
+			}
+			return &llm.Retrying{Provider: p, MaxRetries: cfg.MaxRetries, OnRetry: s.onRetry}, m, nil
+		},
+		Compactor: func(string) loop.Compactor { return s.compactor },
+		MaxTurns:  firstInt(o.maxTurns, cfg.MaxTurns),
+		Getenv:    sio.Getenv,
+		Modes:     modes{s.policy},
+		Plans:     s.conv,
+	})
+	if err := s.subagents.Err(); err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
+	}
+	s.env.Agent = s.subagents
+	if contains(names(all), "Task") {
+		all = tools.With(all, tools.NewTask(s.subagents.SubagentTypes()))
+	}
+	s.agent = loop.New(loop.Config{
+		Provider:    retrying,
+		Model:       model,
+		Effort:      firstOf(o.effort, cfg.Effort),
+		System:      system(""),
+		Tools:       all,
+		Env:         s.env,
+		Permit:      s.permit,
+		Sink:        s.sink,
+		MaxTurns:    firstInt(o.maxTurns, cfg.MaxTurns),
+		TokenBudget: cfg.TokenBudget,
+		Record:      s.record,
+		Compactor:   s.compactor,
+		Await:       s.subagents.Await,
+	}, history)
+	s.subagents.Attach(s.agent)
+	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
+		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
+	s.hooks.base = map[string]any{"session_id": s.id, "cwd": sio.Cwd,
+		"transcript_path": store.Path(store.Dir(sio.Getenv), s.id), "permission_mode": string(s.policy.Mode())}
+	s.hooks.run(ctx, "SessionStart", map[string]any{"source": map[bool]string{true: "resume", false: "startup"}[o.resume != ""]})
+	return s, nil
+}
+
+// openStore creates or reopens the session's conversation file.
+func (s *session) openStore(model string) error {
+	dir := store.Dir(s.io.Getenv)
+	var err error
+	switch {
+	case s.o.resume != "":
+		s.id = s.o.resume
+		s.conv, _, err = store.Open(dir, s.id)
+	default:
+		s.id = s.o.sessionID
+		if s.id == "" {
+			s.id = newUUID()
+		}
+		s.conv, err = store.Create(dir, s.id, store.Record{Model: model, Cwd: s.io.Cwd})
+	}
+	return err
+}
+
+func (s *session) record(m llm.Message) {
+	if err := s.conv.Message(m); err != nil {
+		fmt.Fprintln(s.io.Stderr, "csa-agent: record the conversation:", err)
+	}
+}
+
+func (s *session) renderer() event.Sink {
+	switch s.o.outputFormat {
+	case "stream-json":
+		r := render.NewStreamJSON(s.io.Stdout, "")
+		r.SessionID = s.id
+		r.Partial = s.o.partial
+		return event.Func(func(e event.Event) { r.SessionID = s.id; r.Emit(e) })
+	case "json":
+		return event.Func(func(event.Event) {})
+	}
+	return &render.Text{Out: s.io.Stdout, Info: s.io.Stderr, Stream: !s.o.print, Verbose: s.o.verbose}
+}
+
+func (s *session) keepResult(e event.Event) {
+	if e.Kind == event.Result && e.Agent == "" {
+		s.result = &e
+	}
+}
+
+func (s *session) onRetry(r llm.RetryInfo) {
+	msg := ""
+	if r.Err != nil {
+		msg = r.Err.Error()
+	}
+	s.sink.Emit(event.Event{Kind: event.Retry, Time: time.Now(), Attempt: r.Attempt, MaxRetries: r.MaxRetries,
+		Status: r.Status, Delay: r.Delay, Text: msg, Model: r.Model})
+}
+
+func (s *session) permit(t tool.Tool, input json.RawMessage) (bool, string) {
+	d := s.policy.Check(t, input)
+	return d.Allow, d.Reason
+}
+
+func (s *session) close() {
+	s.subagents.Close()
+	s.env.Jobs.KillAll()
+	s.conv.Close()
+}
+
+// rootsOf is the directories file tools may use: cwd and the extra ones.
+func rootsOf(cwd string, extra []string) []string {
+	roots := []string{cwd}
+	for _, d := range extra {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		roots = append(roots, filepath.Clean(d))
+	}
+	return roots
+}
+
+func newEnv(cwd string, roots []string, id string) *tool.Env {
+	spill := filepath.Join(os.TempDir(), "csa-agent-"+id)
+	return &tool.Env{Cwd: cwd, Roots: roots, Files: tool.NewFileState(), Jobs: tool.NewJobs(filepath.Join(spill, "jobs")),
+		Todos: &tool.Todos{}, SpillDir: spill}
+}
+
+func policy(o *options, cfg *config.Config, cwd string, roots []string) (*perm.Policy, error) {
+	modeName := firstOf(o.permissionMode, cfg.PermissionMode, string(perm.Default))
+	if o.skipPerms {
+		modeName = string(perm.BypassPermissions)
+	}
+	mode, err := perm.ParseMode(modeName)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := perm.ParseRules(append(append([]string(nil), cfg.Allow...), o.allowed...))
+	if err != nil {
+		return nil, err
+	}
+	deny, err := perm.ParseRules(append(append([]string(nil), cfg.Deny...), o.disallowed...))
+	if err != nil {
+		return nil, err
+	}
+	return perm.NewPolicy(mode, allow, deny, cwd, roots), nil
+}
+
+// visibleTools drops the tools denied by name alone: the model need not
+// see them.
+func visibleTools(all []tool.Tool, denied []string) []tool.Tool {
+	var out []tool.Tool
+	for _, t := range all {
+		if !contains(denied, t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func providerConf(cfg *config.Config) providers.Conf {
+	c := providers.Conf{Providers: map[string]providers.ProviderConf{}}
+	for name, p := range cfg.Providers {
+		c.Providers[name] = providers.ProviderConf{API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers}
+	}
+	c.Timeouts = llm.Timeouts{Request: seconds(cfg.RequestTimeout), Stall: seconds(cfg.StallTimeout)}
+	return c
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+func firstOf(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstInt(v ...int) int {
+	for _, n := range v {
+		if n != 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// newUUID is a random (version 4) UUID, the form Claude Code's session ids
+// take, so csa can name a session before the program starts.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+func names(ts []tool.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name()
+	}
+	return out
+}
+
+// modes lets plan mode switch the policy's mode by name.
+type modes struct{ p *perm.Policy }
+
+func (m modes) Mode() string { return string(m.p.Mode()) }
+
+func (m modes) SetMode(name string) error {
+	mode, err := perm.ParseMode(name)
+	if err != nil {
+		return err
+	}
+	m.p.SetMode(mode)
+	return nil
+}
+
+// preCompact runs the PreCompact hooks.
+func (s *session) preCompact(ctx context.Context, trigger, instructions string) {
+	s.hooks.run(ctx, "PreCompact", map[string]any{"trigger": trigger, "custom_instructions": instructions})
+}
+
+// fallbackModel is the model name of a fallback given as provider/model:
+// the fallback is a model of the same provider.
+func fallbackModel(spec string) string {
+	if _, m, ok := strings.Cut(spec, "/"); ok {
+		return m
+	}
+	return spec
+}

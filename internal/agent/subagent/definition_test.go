@@ -1,0 +1,121 @@
+package subagent
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseFrontMatter(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      Definition
+	}{
+		{"comma tools", "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep,Glob\nmodel: sonnet\ncolor: red\n---\nYou review.\n\nCarefully.\n",
+			Definition{Name: "reviewer", Description: "Reviews code.", Tools: []string{"Read", "Grep", "Glob"}, Model: "sonnet", Prompt: "You review.\n\nCarefully."}},
+		{"list tools, quoted, inherit", "---\nname: \"x\"\ndescription: 'it''s: fine'\ntools:\n  - Read\n  - \"Bash\"\nmodel: inherit\n---\nbody",
+			Definition{Name: "x", Description: "it's: fine", Tools: []string{"Read", "Bash"}, Model: "inherit", Prompt: "body"}},
+		{"inline list, block description, no tools", "---\r\nname: y\r\ndescription: |\r\n  line one\r\n  line two\r\n---\r\n",
+			Definition{Name: "y", Description: "line one\nline two"}},
+		{"yaml list at column 0, folded", "---\nname: z\ndescription: >\n  a\n  b\ntools: [Read, 'Write']\n---\nP",
+			Definition{Name: "z", Description: "a b", Tools: []string{"Read", "Write"}, Prompt: "P"}},
+		{"star is all", "---\nname: s\ndescription: d # comment\ntools: \"*\"\n---\n",
+			Definition{Name: "s", Description: "d"}},
+		{"empty tools is none", "---\nname: n\ndescription: d\ntools: []\n---\n",
+			Definition{Name: "n", Description: "d", Tools: []string{}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := Parse("f.md", []byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.want.Path = "f.md"
+			if !reflect.DeepEqual(d, c.want) {
+				t.Fatalf("got %#v\nwant %#v", d, c.want)
+			}
+		})
+	}
+}
+
+func TestParseErrorsAreClear(t *testing.T) {
+	cases := map[string]string{
+		"no front matter":                "name: x\n",
+		"front matter not closed":        "---\nname: x\ndescription: d\n",
+		"no name":                        "---\ndescription: d\n---\n",
+		"no description":                 "---\nname: x\n---\n",
+		"want \"key: value\"":            "---\nname x\n---\n",
+		"must be one word":               "---\nname: two words\ndescription: d\n---\n",
+		"must be a single value":         "---\nname: [a, b]\ndescription: d\n---\n",
+		"bad quoted string":              "---\nname: \"x\ndescription: d\n---\n",
+		"unexpected indentation":         "---\n  name: x\n---\n",
+		"not closed with ]":              "---\nname: x\ndescription: d\ntools: [Read\n---\n",
+		"closing \"---\" must be a line": "---\nname: x\ndescription: d\n---body\n",
+	}
+	for want, src := range cases {
+		_, err := Parse("/a/bad.md", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "/a/bad.md") {
+			t.Errorf("%q: error %v, want one naming the file and saying %q", src, err, want)
+		}
+	}
+}
+
+func write(t *testing.T, path, src string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func def(name, desc string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\nprompt of " + desc + "\n"
+}
+
+func TestLoadOverrideOrder(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".claude/agents/a.md"), def("alpha", "home alpha"))
+	write(t, filepath.Join(home, ".claude/agents/b.md"), def("beta", "home beta"))
+	write(t, filepath.Join(home, ".claude/agents/notes.txt"), "ignored")
+	write(t, filepath.Join(proj, ".claude/agents/a.md"), def("alpha", "project alpha"))
+	write(t, filepath.Join(proj, ".claude/agents/gp.md"), def("general-purpose", "project general"))
+	write(t, filepath.Join(proj, ".csa/agents/z.md"), def("beta", "csa beta"))
+	write(t, filepath.Join(proj, ".csa/agents/bad.md"), "no front matter")
+	defs, err := Load(home, proj)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(proj, ".csa/agents/bad.md")) {
+		t.Fatalf("error %v, want the bad file named", err)
+	}
+	var got []string
+	for _, d := range defs {
+		got = append(got, d.Name+"="+d.Description)
+	}
+	want := []string{"general-purpose=project general", "alpha=project alpha", "beta=csa beta"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("definitions %v, want %v", got, want)
+	}
+	if defs[1].Path != filepath.Join(proj, ".claude/agents/a.md") || defs[1].Prompt != "prompt of project alpha" {
+		t.Fatalf("alpha %+v", defs[1])
+	}
+	// Nothing anywhere: the built-in one alone.
+	defs, err = Load("", t.TempDir())
+	if err != nil || len(defs) != 1 || defs[0].Name != GeneralPurpose || defs[0].Tools != nil {
+		t.Fatalf("defs %+v, err %v", defs, err)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"# Plan: Add the --tree flag!\n\n1. x": "plan-add-the-tree-flag",
+		"\n\n   ":                              "plan",
+		"- Ünïcode only ✓":                     "n-code-only",
+		strings.Repeat("word ", 30):            "word-word-word-word-word-word-word-word-word",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package providers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/llm/anthropic"
+	"github.com/csa-dev/csa/internal/llm/gemini"
+	"github.com/csa-dev/csa/internal/llm/httpc"
+	"github.com/csa-dev/csa/internal/llm/openai"
+)
+
+// Conf is csa-agent's provider config, decoded from TOML by its caller.
+type Conf struct {
+	// Providers override built-in providers' fields or add new ones (a
+	// new one needs API and, for chat, BaseURL).
+	Providers map[string]ProviderConf `toml:"providers"`
+	Timeouts  llm.Timeouts            `toml:"timeouts"`
+}
+
+// ProviderConf configures one provider; empty fields keep the built-in's.
+type ProviderConf struct {
+	API       string            `toml:"api"` // anthropic, responses, chat or gemini
+	BaseURL   string            `toml:"base_url"`
+	APIKeyEnv string            `toml:"api_key_env"` // the variable holding the key
+	APIKey    string            `toml:"api_key"`     // the key itself (prefer APIKeyEnv)
+	Headers   map[string]string `toml:"headers"`
+}
+
+// Config is a resolved provider's settings.
+type Config struct {
+	API      string // "" takes the built-in provider's of that name
+	BaseURL  string // "" takes the API's default
+	APIKey   string
+	Headers  map[string]string
+	Timeouts llm.Timeouts
+	Client   *http.Client // nil: a shared client
+}
+
+// New makes the provider name speaking cfg.API.
+func New(name string, cfg Config) (llm.Provider, error) {
+	api := cfg.API
+	if api == "" {
+		api = builtins[name].api
+	}
+	ep := httpc.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Headers: cfg.Headers, Timeouts: cfg.Timeouts, Client: cfg.Client}
+	switch api {
+	case APIAnthropic:
+		return anthropic.New(name, ep), nil
+	case APIResponses:
+		return openai.NewResponses(name, ep), nil
+	case APIChat:
+		if ep.BaseURL == "" && name != "openai" {
+			return nil, fmt.Errorf("provider %s: a chat provider needs base_url", name)
+		}
+		return openai.NewChat(name, ep), nil
+	case APIGemini:
+		return gemini.New(name, ep), nil
+	case "":
+		return nil, fmt.Errorf("provider %s: no api set (anthropic, responses, chat or gemini)", name)
+	}
+	return nil, fmt.Errorf("provider %s: unknown api %q (anthropic, responses, chat or gemini)", name, api)
+}
+
+// Resolve makes the provider and model of a model spec: "provider/model"
+// (the provider built in or configured) or a bare model whose provider
+// its name tells (claude*, gpt*, o1*, o3*, o4*, codex*, gemini*).
+func Resolve(modelSpec string, conf Conf, getenv func(string) string) (llm.Provider, string, error) {
+	name, model, err := split(modelSpec, conf)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := configure(name, conf, getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := New(name, cfg)
+	return p, model, err
+}
+
+// split takes the provider off a model spec. Only the first slash counts:
+// OpenRouter's models have their own ("openrouter/anthropic/claude-...").
+func split(spec string, conf Conf) (provider, model string, err error) {
+	if spec == "" {
+		return "", "", fmt.Errorf("no model given")
+	}
+	if p, m, ok := strings.Cut(spec, "/"); ok {
+		if _, built := builtins[p]; built || hasProvider(conf, p) {
+			if m == "" {
+				return "", "", fmt.Errorf("model spec %q names no model", spec)
+			}
+			return p, m, nil
+		}
+		return "", "", fmt.Errorf("unknown provider %q in %q (known: %s)", p, spec, strings.Join(known(conf), ", "))
+	}
+	if p := infer(spec); p != "" {
+		return p, spec, nil
+	}
+	return "", "", fmt.Errorf("cannot tell the provider of model %q: write provider/model (known providers: %s)",
+		spec, strings.Join(known(conf), ", "))
+}
+
+func hasProvider(conf Conf, name string) bool {
+	_, ok := conf.Providers[name]
+	return ok
+}
+
+// configure merges a provider's built-in settings, its config and the
+// environment.
+func configure(name string, conf Conf, getenv func(string) string) (Config, error) {
+	b, isBuiltin := builtins[name]
+	pc := conf.Providers[name]
+	cfg := Config{API: b.api, BaseURL: b.baseURL, Headers: pc.Headers, Timeouts: conf.Timeouts}
+	if b.baseEnv != "" && getenv(b.baseEnv) != "" {
+		cfg.BaseURL = getenv(b.baseEnv)
+		if name == "ollama" {
+			cfg.BaseURL = ollamaURL(cfg.BaseURL)
+		}
+	}
+	if pc.API != "" {
+		cfg.API = pc.API
+	}
+	if pc.BaseURL != "" {
+		cfg.BaseURL = pc.BaseURL
+	}
+	envs := b.keyEnvs
+	if pc.APIKeyEnv != "" {
+		envs = []string{pc.APIKeyEnv}
+	}
+	cfg.APIKey = pc.APIKey
+	for _, e := range envs {
+		if cfg.APIKey == "" {
+			cfg.APIKey = getenv(e)
+		}
+	}
+	// Configured providers without a key setting are taken to need none
+	// (local servers); a built-in one needs its key unless it is local.
+	needsKey := (isBuiltin && !b.noKey) || pc.APIKeyEnv != ""
+	if cfg.APIKey == "" && needsKey {
+		return Config{}, &MissingKeyError{Provider: name, Envs: envs}
+	}
+	return cfg, nil
+}
+
+// MissingKeyError is a provider that needs an API key and has none; its
+// class is auth, as a refused key's is.
+type MissingKeyError struct {
+	Provider string
+	Envs     []string
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("%s: no API key: set %s, or api_key_env under [providers.%s] in the config",
+		e.Provider, strings.Join(e.Envs, " or "), e.Provider)
+}
+
+// Class is llm.ClassAuth, for llm.ClassOf.
+func (e *MissingKeyError) Class() string { return llm.ClassAuth }
