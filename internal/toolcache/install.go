@@ -93,11 +93,14 @@ func Install(ctx context.Context, programs []agents.Program, say Progress) ([]In
 // install, and where it is found, if it is.
 func builtWithCSA(p agents.Program, say Progress) Installed {
 	r := Installed{Program: p.Name}
-	if loc, err := Locate("", p); err == nil {
-		r.Path = loc.Path
-		r.Note = fmt.Sprintf("built with csa, not installed by csa tools install: %s (%s)", loc.Path, loc.Source)
-	} else {
-		r.Note = "built with csa, not installed by csa tools install: it is missing (make install, in csa's source tree, puts it beside csa)"
+	loc, err := Locate("", p)
+	switch {
+	case err != nil:
+		r.Note = "built with csa, nothing to install: it is missing (make install, in csa's source tree, puts it beside csa)"
+	case loc.Source == FromCSA:
+		r.Path, r.Note = loc.Path, "built with csa, nothing to install: "+loc.Path+" is beside csa"
+	default:
+		r.Path, r.Note = loc.Path, "built with csa, nothing to install: "+loc.Path+" is on "+loc.Source
 	}
 	say(p.Name, r.Note)
 	return r

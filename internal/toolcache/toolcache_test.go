@@ -160,7 +160,7 @@ func TestInstallBuiltWithCSA(t *testing.T) {
 	}
 	writeExe(t, filepath.Join(csaDir, "csa-agent"))
 	res, err = Install(context.Background(), []agents.Program{csaAgent}, say)
-	if err != nil || res[0].Path != filepath.Join(csaDir, "csa-agent") || !strings.Contains(res[0].Note, "built with csa, not installed") {
+	if err != nil || res[0].Path != filepath.Join(csaDir, "csa-agent") || res[0].Note != "built with csa, nothing to install: "+res[0].Path+" is beside csa" {
 		t.Errorf("beside csa: %+v, %v", res, err)
 	}
 	if len(said) != 2 || !strings.HasPrefix(said[1], "csa-agent: built with csa") {
