@@ -1,28 +1,31 @@
 # csa — one command for the main job, one for every test.
 #   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
-#   make install csa and csa-model-server into $GOBIN, else ~/.local/bin
+#   make install csa, csa-agent and csa-model-server into $GOBIN, else ~/.local/bin
 GO      ?= go
 # csa starts for every run: a static binary (no cgo, so no dynamic loader) starts
 # ~0.6 ms sooner. pflag imports net, which would otherwise pull in libc.
 export CGO_ENABLED = 0
 BIN     := $(CURDIR)/bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION)
+# csa-agent is built with csa and carries its version (-X of a package a
+# binary does not link is ignored).
+LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/agent/cli.Version=$(VERSION)
 
 .PHONY: build install demo test agents vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
-# make install puts csa and csa-model-server (not the fake agent, a test
+# make install puts csa, csa-agent (csa's own agent program, which csa looks
+# for beside itself) and csa-model-server (not the fake agent, a test
 # stand-in) in $(INSTALL_DIR): $GOBIN when go env has one, else ~/.local/bin.
 INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
 
 install:
 	@mkdir -p "$(INSTALL_DIR)"
-	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-model-server
-	@echo "installed csa and csa-model-server in $(INSTALL_DIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-model-server
+	@echo "installed csa, csa-agent and csa-model-server in $(INSTALL_DIR)"
 	@case ":$$PATH:" in *":$(INSTALL_DIR):"*) ;; *) echo "note: $(INSTALL_DIR) is not on your PATH";; esac
 
 demo: build agents

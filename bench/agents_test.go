@@ -90,16 +90,28 @@ func BenchmarkAgentOverhead(b *testing.B) {
 type agentWorld struct {
 	tool     agents.Tool
 	bin      string   // the program
-	model    string   // as configured for csa ("" but for opencode)
+	model    string   // as configured for csa (devenv.Model)
 	proj     string   // the working directory of every run
 	stateDir string   // CSA_STATE_DIR
 	env      []string // csa's environment, and the base of the program's
 	server   *modelserver.Server
 }
 
+// programBin is tool's program: the pinned install in csa's cache, or
+// csa-agent as built beside the csa under test.
+func programBin(tool agents.Tool) (string, error) {
+	s, _ := agents.Lookup(string(tool))
+	if s.Program.BuiltWithCSA() {
+		bin := filepath.Join(filepath.Dir(csaBin), s.Program.Name)
+		_, err := os.Stat(bin)
+		return bin, err
+	}
+	return toolcache.Bin(s.Program.Name)
+}
+
 func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
 	b.Helper()
-	bin, err := toolcache.Bin(program)
+	bin, err := programBin(tool)
 	if err != nil {
 		b.Fatalf("%s is not installed; run `make agents`: %v", tool, err)
 	}
@@ -128,8 +140,7 @@ func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
 		b.Fatal(err)
 	}
 	cfg := fmt.Sprintf("[tools.%s]\npath = %q\n", tool, bin)
-	if tool == agents.Opencode {
-		w.model = devenv.OpenCodeModel
+	if w.model = devenv.Model(tool); w.model != "" {
 		cfg += fmt.Sprintf("model = %q\n", w.model)
 	}
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
-	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // failoverScript rate-limits the first model of the tier for good (by
@@ -52,8 +51,11 @@ func failover(b *testing.B, s *agents.Spec) {
 		next = agents.ClaudeCode
 	}
 	busy, first := `model = "busy"`, string(s.Tool)+"/p1/busy"
-	if s.Tool == agents.Opencode {
+	switch s.Tool {
+	case agents.Opencode:
 		busy, first = `api = "chat"`, "opencode/csa/scripted"
+	case agents.CSAAgent: // provider/model: a provider it speaks
+		first = "csa-agent/anthropic/busy"
 	}
 	sc, err := modelserver.Parse([]byte(fmt.Sprintf(failoverScript, busy)))
 	if err != nil {
@@ -76,7 +78,7 @@ func failover(b *testing.B, s *agents.Spec) {
 	nextSpec, _ := agents.Lookup(string(next))
 	var cfg strings.Builder
 	for _, t := range []*agents.Spec{s, nextSpec} {
-		bin, err := toolcache.Bin(t.Program.Name)
+		bin, err := programBin(t.Tool)
 		if err != nil {
 			b.Fatalf("%s is not installed; run `make agents`: %v", t.Tool, err)
 		}

@@ -134,8 +134,11 @@ func TestRealAgents(t *testing.T) {
 
 			t.Run("unknown_model", func(t *testing.T) {
 				model := "no-such-model"
-				if tl.name == "opencode" {
-					model = "csa/no-such-model" // provider/model
+				switch tl.name { // provider/model
+				case "opencode":
+					model = "csa/no-such-model"
+				case "csa-agent":
+					model = "anthropic/no-such-model"
 				}
 				// The provider's answer, as the program reports it; opencode
 				// rejects a model missing from its configuration itself.
@@ -144,6 +147,7 @@ func TestRealAgents(t *testing.T) {
 					"codex":       "The model no-such-model does not exist.",
 					"gemini-cli":  "The model no-such-model does not exist.",
 					"opencode":    "Unexpected server error",
+					"csa-agent":   "The model no-such-model does not exist.",
 				}[tl.name]
 				r := w.run(1, "run", "--json", "--tool", tl.name, "--model", model, "e2e plain prompt")
 				if r.Status != "failed" || r.Failure == nil || !strings.Contains(r.Failure.Message, want) {
@@ -181,9 +185,10 @@ func TestRealAgents(t *testing.T) {
 }
 
 // family mirrors the README's table for the tools configured here
-// (opencode runs an OpenAI-compatible model of unknown family).
+// (opencode runs an OpenAI-compatible model of unknown family, csa-agent
+// devenv.CSAAgentModel, an Anthropic one).
 func family(tool string) string {
-	return map[string]string{"claude-code": "anthropic", "codex": "openai", "gemini-cli": "google"}[tool]
+	return map[string]string{"claude-code": "anthropic", "codex": "openai", "gemini-cli": "google", "csa-agent": "anthropic"}[tool]
 }
 
 // matched reports whether the model server answered a request by rule.

@@ -46,8 +46,11 @@ func TestRealFailoverOnAgentRetries(t *testing.T) {
 	for _, tl := range tools {
 		t.Run(tl.name, func(t *testing.T) {
 			busy, first := `model = "busy"`, tl.name+"/p1/busy"
-			if tl.name == "opencode" {
+			switch tl.name {
+			case "opencode":
 				busy, first = `api = "chat"`, "opencode/csa/scripted"
+			case "csa-agent": // provider/model: a provider it speaks
+				first = "csa-agent/anthropic/busy"
 			}
 			w := newWorldWith(t, fmt.Sprintf(failoverScript, busy), devenv.Options{Retries: devenv.ProgramRetries})
 			cfg := fmt.Sprintf("[tiers.t]\nmodels = [%q, %q]\n", first, nextOf(tl.name))

@@ -21,7 +21,8 @@ import (
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 
-// csaBin is the csa built for these tests; agents find it on PATH.
+// csaBin is the csa built for these tests; agents find it on PATH. The
+// csa-agent built with it is beside it, where csa looks for it.
 var csaBin string
 
 func TestMain(m *testing.M) {
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", dir, "./cmd/csa")
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent")
 	build.Dir = filepath.Join(filepath.Dir(file), "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -46,27 +47,29 @@ func TestMain(m *testing.M) {
 
 // tool is one real agent under test.
 type tool struct {
-	name    string // csa tool name
-	program string // its program, as the registry names it
+	name         string // csa tool name
+	program      string // its program, as the registry names it
+	builtWithCSA bool   // csa-agent: built here with csa, not installed by npm
 }
 
 // tools are every tool of the registry; acpTools those with an ACP agent.
 var tools, acpTools = func() (all, acp []tool) {
 	for _, s := range agents.Registry {
-		all = append(all, tool{string(s.Tool), s.Program.Name})
+		all = append(all, tool{string(s.Tool), s.Program.Name, s.Program.BuiltWithCSA()})
 		if s.ACP != nil {
-			acp = append(acp, tool{string(s.Tool), s.ACP.Name})
+			acp = append(acp, tool{string(s.Tool), s.ACP.Name, false})
 		}
 	}
 	return all, acp
 }()
 
-// requireAll finds every program or fails (CI) / skips (locally).
+// requireAll finds every program or fails (CI) / skips (locally): the
+// pinned ones in csa's cache, csa-agent beside the csa built here.
 func requireAll(t *testing.T) map[string]string {
 	t.Helper()
 	paths := map[string]string{}
 	for _, tl := range tools {
-		p, err := toolcache.Bin(tl.program)
+		p, err := programBin(tl)
 		if err != nil {
 			if os.Getenv("CI") != "" {
 				t.Fatalf("%s is not installed (run `make agents`): %v", tl.name, err)
@@ -76,6 +79,14 @@ func requireAll(t *testing.T) map[string]string {
 		paths[tl.name] = p
 	}
 	return paths
+}
+
+// programBin is where a tool's program is for these tests.
+func programBin(tl tool) (string, error) {
+	if tl.builtWithCSA {
+		return filepath.Join(filepath.Dir(csaBin), tl.program), nil
+	}
+	return toolcache.Bin(tl.program)
 }
 
 // world is one test's model server, HOME, csa state and project.
@@ -115,8 +126,10 @@ func newWorldWith(t *testing.T, script string, opts devenv.Options) *world {
 	var cfg strings.Builder
 	for _, tl := range tools {
 		fmt.Fprintf(&cfg, "[tools.%s]\npath = %q\n", tl.name, paths[tl.name])
+		if m := devenv.Model(agents.Tool(tl.name)); m != "" {
+			fmt.Fprintf(&cfg, "model = %q\n", m)
+		}
 	}
-	fmt.Fprintf(&cfg, "model = %q\n", devenv.OpenCodeModel) // opencode's table is last
 	cfgDir := filepath.Join(dir, "csa-config")
 	os.MkdirAll(cfgDir, 0o700)
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg.String()), 0o600); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/resource"
@@ -89,7 +90,7 @@ func writeFakeConfig(dir string) error {
 		return err
 	}
 	var b strings.Builder
-	for _, t := range []string{"claude-code", "codex", "gemini-cli", "opencode"} {
+	for _, t := range agents.All {
 		fmt.Fprintf(&b, "[tools.%s]\npath = \"fakeagent\"\n", t)
 	}
 	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600)

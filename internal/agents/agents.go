@@ -18,6 +18,7 @@ const (
 	Codex      Tool = "codex"
 	GeminiCLI  Tool = "gemini-cli"
 	Opencode   Tool = "opencode"
+	CSAAgent   Tool = "csa-agent"
 )
 
 // Model families, used to pick a reviewer unlike its caller.

@@ -25,22 +25,22 @@ func TestParse(t *testing.T) {
 			t.Errorf("error %q does not list the known tools", err)
 		}
 	}
-	if want := "claude-code, codex, gemini-cli, opencode"; Names() != want {
+	if want := "claude-code, codex, gemini-cli, opencode, csa-agent"; Names() != want {
 		t.Errorf("Names() = %q, want %q", Names(), want)
 	}
 }
 
 func TestRegistry(t *testing.T) {
-	programs := map[Tool]string{ClaudeCode: "claude", Codex: "codex", GeminiCLI: "gemini", Opencode: "opencode"}
-	families := map[Tool]string{ClaudeCode: FamilyAnthropic, Codex: FamilyOpenAI, GeminiCLI: FamilyGoogle, Opencode: ""}
+	programs := map[Tool]string{ClaudeCode: "claude", Codex: "codex", GeminiCLI: "gemini", Opencode: "opencode", CSAAgent: "csa-agent"}
+	families := map[Tool]string{ClaudeCode: FamilyAnthropic, Codex: FamilyOpenAI, GeminiCLI: FamilyGoogle, Opencode: "", CSAAgent: ""}
 	acp := map[Tool]string{ClaudeCode: "claude-code-acp", Codex: "codex-acp"}
 	for _, tool := range All {
 		s, ok := Lookup(string(tool))
 		if !ok || s.Tool != tool {
 			t.Fatalf("Lookup(%q) = %v, %v", tool, s, ok)
 		}
-		if s.Program.Name != programs[tool] || s.Program.Package == "" {
-			t.Errorf("%s: program %+v, want %q", tool, s.Program, programs[tool])
+		if s.Program.Name != programs[tool] || s.Program.BuiltWithCSA() != (tool == CSAAgent) {
+			t.Errorf("%s: program %+v, want %q (an npm package but csa-agent's)", tool, s.Program, programs[tool])
 		}
 		if s.Family != families[tool] {
 			t.Errorf("%s: family %q, want %q", tool, s.Family, families[tool])
@@ -57,10 +57,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: incomplete spec %+v", tool, s)
 		}
 	}
-	if len(Programs()) != 6 {
+	if len(Programs()) != 7 {
 		t.Errorf("Programs() = %v", Programs())
 	}
-	if FamilyOf(Opencode, "openai/gpt-5") != FamilyOpenAI || FamilyOf(Codex, "claude-x") != FamilyOpenAI || FamilyOf(Opencode, "") != "" {
+	if FamilyOf(Opencode, "openai/gpt-5") != FamilyOpenAI || FamilyOf(Codex, "claude-x") != FamilyOpenAI || FamilyOf(Opencode, "") != "" ||
+		FamilyOf(CSAAgent, "anthropic/claude-sonnet-4-5") != FamilyAnthropic || FamilyOf(CSAAgent, "gemini/gemini-2.5-pro") != FamilyGoogle || FamilyOf(CSAAgent, "") != "" {
 		t.Error("FamilyOf")
 	}
 	defer func() {
@@ -199,6 +200,10 @@ func TestFamilyOfModel(t *testing.T) {
 		{"o4-mini", FamilyOpenAI},
 		{"gemini-2.5-pro", FamilyGoogle},
 		{"google/gemma-3", FamilyGoogle},
+		// csa-agent's provider/model.
+		{"anthropic/x", FamilyAnthropic},
+		{"openai/x", FamilyOpenAI},
+		{"gemini/x", FamilyGoogle},
 		{"llama-3-70b", ""},
 		{"mistral/large", ""},
 	}

@@ -22,16 +22,25 @@ type claudeCode struct{}
 func (claudeCode) NewParser() Parser { return &claudeParser{} }
 
 func (claudeCode) Build(r Request) (Invocation, error) {
+	inv := streamJSONInvocation(r)
+	if r.Yolo && r.Root {
+		// As root Claude Code refuses to skip permissions unless it is
+		// told it runs in a sandbox.
+		inv.Env = append(inv.Env, "IS_SANDBOX=1")
+	}
+	return inv, nil
+}
+
+// streamJSONInvocation is the headless invocation of a program that takes
+// Claude Code's flags: -p --output-format stream-json, the provider
+// session named up front (--session-id) or resumed, the prompt last or,
+// without one in argv, on stdin.
+func streamJSONInvocation(r Request) Invocation {
 	inv := Invocation{Args: []string{"-p", "--output-format", "stream-json", "--verbose"}}
 	inv.Args = appendFlag(inv.Args, "--model", r.Model)
 	inv.Args = appendFlag(inv.Args, "--effort", r.Effort)
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--dangerously-skip-permissions")
-		if r.Root {
-			// As root Claude Code refuses to skip permissions unless it
-			// is told it runs in a sandbox.
-			inv.Env = append(inv.Env, "IS_SANDBOX=1")
-		}
 	}
 	switch {
 	case r.ResumeID != "":
@@ -41,7 +50,7 @@ func (claudeCode) Build(r Request) (Invocation, error) {
 		inv.Args = append(inv.Args, "--session-id", r.NewSessionID)
 		inv.ProviderSessionID = r.NewSessionID
 	}
-	return withPrompt(inv, r.Prompt, ""), nil
+	return withPrompt(inv, r.Prompt, "")
 }
 
 type claudeContent struct {

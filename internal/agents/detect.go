@@ -46,6 +46,9 @@ func toolOfProcess(pid int) Tool {
 	}
 	script := string(args[1]) // node's script: the package's bin
 	for _, s := range Registry {
+		if s.Program.BuiltWithCSA() {
+			continue // a Go program: its own command name, seen above
+		}
 		if strings.Contains(script, s.Program.Package) || strings.Contains(script, "/"+s.Program.Name) {
 			return s.Tool
 		}

@@ -65,26 +65,26 @@ func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, erro
 // claudeInteractive installs a Stop and a UserPromptSubmit hook for this
 // session only, through --settings.
 func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
-	settings := r.Dir + "/claude-settings.json"
-	hooks := map[string]any{
-		"hooks": map[string]any{
-			"SessionStart":     hookEntry(r.Hook + " ready"),
-			"Stop":             hookEntry(r.Hook + " stop"),
-			"UserPromptSubmit": hookEntry(r.Hook + " submit"),
-		},
+	// Measured: keys sent in the first ~0.9 s lose their Enter; the
+	// SessionStart hook fires at 0.8-1.3 s.
+	inv, err := withSettings(r, "claude-settings.json", InteractiveInvocation{SubmitDelayMS: 50, ReadyMS: 3000})
+	if err == nil && r.Yolo && r.Root {
+		inv.Env = append(inv.Env, "IS_SANDBOX=1")
 	}
-	b, err := json.MarshalIndent(hooks, "", "  ")
+	return inv, err
+}
+
+// withSettings completes inv (its timings set) for a program that takes
+// Claude Code's interactive flags and hooks: the hooks in a settings file
+// called name in the session directory, given with --settings.
+func withSettings(r InteractiveRequest, name string, inv InteractiveInvocation) (InteractiveInvocation, error) {
+	settings, b, err := hookSettings(r, name)
 	if err != nil {
 		return InteractiveInvocation{}, err
 	}
-	// Measured: keys sent in the first ~0.9 s lose their Enter; the
-	// SessionStart hook fires at 0.8-1.3 s.
-	inv := InteractiveInvocation{Hooks: true, Files: map[string][]byte{settings: b}, SubmitDelayMS: 50, ReadyMS: 3000, ReadyHook: true}
+	inv.Hooks, inv.ReadyHook, inv.Files = true, true, map[string][]byte{settings: b}
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--dangerously-skip-permissions")
-		if r.Root {
-			inv.Env = append(inv.Env, "IS_SANDBOX=1")
-		}
 	}
 	inv.Args = appendFlag(inv.Args, "--model", r.Model)
 	inv.Args = appendFlag(inv.Args, "--effort", r.Effort)
@@ -95,6 +95,24 @@ func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	inv.Args = append(inv.Args, "--settings", settings)
 	inv.Args = appendPrompt(inv.Args, r.Prompt)
 	return inv, nil
+}
+
+// hookSettings is a Claude Code settings file, named name in the session
+// directory, whose hooks record the session's start (SessionStart: ready),
+// inputs (UserPromptSubmit: submit) and finished turns (Stop: stop).
+func hookSettings(r InteractiveRequest, name string) (path string, content []byte, err error) {
+	hooks := map[string]any{
+		"hooks": map[string]any{
+			"SessionStart":     hookEntry(r.Hook + " ready"),
+			"Stop":             hookEntry(r.Hook + " stop"),
+			"UserPromptSubmit": hookEntry(r.Hook + " submit"),
+		},
+	}
+	b, err := json.MarshalIndent(hooks, "", "  ")
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(r.Dir, name), b, nil
 }
 
 // claudeTranscript is Claude Code's transcript of a session under home:

@@ -5,14 +5,19 @@ import (
 	"strings"
 )
 
-// Program is an npm-installed program csa runs: a tool's own, or its ACP
-// agent. Its pinned version is in agents/<Name>/package-lock.json of the
-// source tree (package pins), which is also the directory of its install
-// in csa's cache of pinned programs.
+// Program is a program csa runs: a tool's own, or its ACP agent. Most are
+// npm packages, whose pinned version is in pins/<Name>/package-lock.json
+// of internal/toolcache, which is also the directory of its install in
+// csa's cache of pinned programs. A program without a package is built
+// with csa (csa-agent) and installed beside it.
 type Program struct {
 	Name    string // the executable, as found on PATH: claude, codex-acp
-	Package string // the npm package that installs it
+	Package string // the npm package that installs it; "" when built with csa
 }
+
+// BuiltWithCSA reports a program built and installed with csa itself, not
+// an npm package: it has no pin, and csa's own version is its version.
+func (p Program) BuiltWithCSA() bool { return p.Package == "" }
 
 // Spec is one tool of the closed set: everything csa knows about it. A new
 // tool is one adapter file defining its Spec, plus its line in Registry.
@@ -42,7 +47,7 @@ type Spec struct {
 
 // Registry is every tool, in csa's stable order: the one list that config,
 // the commands, the pinned installs and the adapters read.
-var Registry = []*Spec{&claudeCodeSpec, &codexSpec, &geminiSpec, &opencodeSpec}
+var Registry = []*Spec{&claudeCodeSpec, &codexSpec, &geminiSpec, &opencodeSpec, &csaAgentSpec}
 
 // All lists every tool name in the registry's order.
 var All = func() []Tool {
@@ -107,8 +112,8 @@ func FamilyOf(t Tool, model string) string {
 	return FamilyOfModel(model)
 }
 
-// Programs lists every program csa can install and run: each tool's, then
-// the ACP agents.
+// Programs lists every program csa can run: each tool's, then the ACP
+// agents (those built with csa among them: see Program.BuiltWithCSA).
 func Programs() []Program {
 	var out []Program
 	for _, s := range Registry {

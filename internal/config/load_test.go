@@ -204,7 +204,7 @@ func TestMergeArrays(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	const valid = "valid tools: claude-code, codex, gemini-cli, opencode"
+	const valid = "valid tools: claude-code, codex, gemini-cli, opencode, csa-agent"
 	tests := []struct {
 		name         string
 		global, proj string
@@ -395,11 +395,11 @@ func TestMapJSON(t *testing.T) {
 	want := `{"aliases":{},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":""},` +
 		`"failover":{"agent_retries":2,"backoff":"2s","cooldown":"1m0s","retries":2},` +
 		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"output":{"max_log_bytes":1073741824},` +
-		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"gemini-cli":1024,"opencode":1536},` +
+		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"csa-agent":512,"gemini-cli":1024,"opencode":1536},` +
 		`"memory_max_mb":0,"memory_swap_max_mb":0,"min_free_memory_mb":512,"pids_max":0,"sample_interval":"500ms","sandbox":"auto"},` +
 		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"tiers":{},` +
 		`"tools":{"claude-code":` + tool("claude", "claude-code-acp") + `,"codex":` + tool("codex", "codex-acp") +
-		`,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
+		`,"csa-agent":` + tool("csa-agent", "") + `,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

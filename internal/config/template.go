@@ -56,7 +56,7 @@ func Template() string {
 			return s
 		}
 		k := "tools." + name + "."
-		set(k+"path", help("Program to run: a path, or a name looked up on PATH (then, for the default name, in csa's cache of pinned programs: csa tools install)."))
+		set(k+"path", help("Program to run: a path, or a name looked up on PATH (then, for the default name, in csa's cache of pinned programs: csa tools install; csa-agent, built with csa, is looked for beside csa's executable first)."))
 		set(k+"enabled", help("Whether csa may run this tool."))
 		set(k+"model", help(`Model to ask for; "" for the tool's own default.`))
 		set(k+"effort", help(`Thinking or reasoning effort (e.g. "low", "high"); "" for the tool's own default.`))

@@ -12,8 +12,11 @@ const OpenCodeModel = "csa/scripted"
 // Model is the model a tool must be asked for in a prepared HOME, "" for
 // its own default.
 func Model(t agents.Tool) string {
-	if t == agents.Opencode {
+	switch t {
+	case agents.Opencode:
 		return OpenCodeModel
+	case agents.CSAAgent:
+		return CSAAgentModel
 	}
 	return ""
 }

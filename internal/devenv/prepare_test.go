@@ -56,6 +56,8 @@ func TestPrepareAll(t *testing.T) {
 		codexKeyVar:                        DefaultAPIKey,
 		"GEMINI_API_KEY":                   DefaultAPIKey,
 		"GOOGLE_GEMINI_BASE_URL":           "http://127.0.0.1:4567",
+		"OPENAI_BASE_URL":                  "http://127.0.0.1:4567/v1",
+		"OPENAI_API_KEY":                   DefaultAPIKey,
 		"GEMINI_CLI_TRUST_WORKSPACE":       "true",
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -142,6 +144,45 @@ func TestPrepareOne(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf(".claude.json written for codex-acp only: %v", err)
+	}
+}
+
+// TestPrepareCSAAgent: csa-agent takes every provider's key and base URL
+// from the environment, all pointing at the model server; its config
+// names its model and bounds its retries.
+func TestPrepareCSAAgent(t *testing.T) {
+	home := t.TempDir()
+	env, err := Prepare(home, "http://127.0.0.1:9/", Options{Programs: []string{"csa-agent"}, Retries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := envMap(env)
+	want := map[string]string{
+		"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": DefaultAPIKey,
+		"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": DefaultAPIKey,
+		"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", "GEMINI_API_KEY": DefaultAPIKey,
+		"HOME": home,
+	}
+	for k, v := range want {
+		if e[k] != v {
+			t.Errorf("%s = %q, want %q", k, e[k], v)
+		}
+	}
+	if e["CODEX_HOME"] != "" || e["CLAUDE_CODE_MAX_RETRIES"] != "" {
+		t.Errorf("other programs' setup in %v", env)
+	}
+	cfg, err := os.ReadFile(filepath.Join(home, ".config", "csa-agent", "config.toml"))
+	if err != nil || string(cfg) != "model = \""+CSAAgentModel+"\"\nmax_retries = 2\n" {
+		t.Errorf("csa-agent config %q, %v", cfg, err)
+	}
+	if _, err := Prepare(home, "http://127.0.0.1:9/", Options{Programs: []string{"csa-agent"}}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(home, ".config", "csa-agent", "config.toml")); strings.Contains(string(cfg), "max_retries") {
+		t.Errorf("Retries 0 keeps csa-agent's own: %q", cfg)
+	}
+	if Model("csa-agent") != CSAAgentModel || !strings.HasPrefix(CSAAgentModel, "anthropic/") {
+		t.Errorf("Model(csa-agent) = %q", Model("csa-agent"))
 	}
 }
 

@@ -16,6 +16,7 @@ var setups = map[agents.Tool]func(home, url string, o Options, env map[string]st
 	agents.Codex:      prepareCodex,
 	agents.GeminiCLI:  prepareGemini,
 	agents.Opencode:   prepareOpenCode,
+	agents.CSAAgent:   prepareCSAAgent,
 }
 
 // toolOf finds the tool a program (its own or its ACP agent) belongs to.

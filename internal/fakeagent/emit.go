@@ -22,7 +22,7 @@ type emitter interface {
 
 func newEmitter(tool string) emitter {
 	switch tool {
-	case "claude-code":
+	case "claude-code", "csa-agent": // csa-agent speaks Claude Code's stream-json
 		return &claudeOut{}
 	case "codex":
 		return &codexOut{}

@@ -12,8 +12,9 @@ import (
 )
 
 // Transcript renders the complete lines of an agent's own transcript
-// (Claude Code's ~/.claude/projects/.../ID.jsonl or Codex's
-// ~/.codex/sessions/.../rollout-...jsonl) from byte off: the user's
+// (Claude Code's ~/.claude/projects/.../ID.jsonl, Codex's
+// ~/.codex/sessions/.../rollout-...jsonl or csa-agent's
+// $CSA_SESSION_DIR/csa-agent/ID.jsonl) from byte off: the user's
 // prompts as "> TEXT" and the agent's answers as text. It returns the text
 // and the offset after the last complete line.
 func Transcript(path string, off int64) (string, int64, error) {
@@ -42,6 +43,7 @@ type message struct {
 
 type transcriptLine struct {
 	Type    string `json:"type"`
+	Kind    string `json:"kind"` // csa-agent's record kind
 	IsMeta  bool   `json:"isMeta"`
 	Message *struct {
 		Role    string          `json:"role"`
@@ -75,29 +77,38 @@ func transcriptMessages(line []byte) []message {
 			}
 		}
 		return out
+	case l.Kind == "message" && l.Message != nil && (l.Message.Role == "user" || l.Message.Role == "assistant"): // csa-agent
+		return contentMessages(l.Message.Role == "user", l.Message.Content)
 	case (l.Type == "user" || l.Type == "assistant") && l.Message != nil && !l.IsMeta: // claude
-		user := l.Type == "user"
-		var s string
-		if json.Unmarshal(l.Message.Content, &s) == nil {
-			if user && strings.HasPrefix(s, "<") { // local commands, caveats
-				return nil
-			}
-			return []message{{user, s}}
-		}
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		json.Unmarshal(l.Message.Content, &blocks)
-		var out []message
-		for _, bl := range blocks {
-			if bl.Type == "text" && bl.Text != "" && !(user && strings.HasPrefix(bl.Text, "<")) {
-				out = append(out, message{user, bl.Text})
-			}
-		}
-		return out
+		return contentMessages(l.Type == "user", l.Message.Content)
 	}
 	return nil
+}
+
+// contentMessages are the texts of a message's content: a string or
+// Anthropic-style blocks, of which the text blocks count. A user's text
+// starting with "<" is the program's own (local commands, caveats,
+// reminders), not what was typed.
+func contentMessages(user bool, content json.RawMessage) []message {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		if user && strings.HasPrefix(s, "<") {
+			return nil
+		}
+		return []message{{user, s}}
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	json.Unmarshal(content, &blocks)
+	var out []message
+	for _, bl := range blocks {
+		if bl.Type == "text" && bl.Text != "" && !(user && strings.HasPrefix(bl.Text, "<")) {
+			out = append(out, message{user, bl.Text})
+		}
+	}
+	return out
 }
 
 func readFrom(path string, off int64) ([]byte, error) {

@@ -10,7 +10,7 @@ import (
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
-func TestTranscriptClaudeAndCodex(t *testing.T) {
+func TestTranscriptClaudeCodexAndCSAAgent(t *testing.T) {
 	dir := t.TempDir()
 	claude := filepath.Join(dir, "c.jsonl")
 	os.WriteFile(claude, []byte(`{"type":"user","message":{"role":"user","content":"say hi"}}
@@ -49,6 +49,18 @@ func TestTranscriptClaudeAndCodex(t *testing.T) {
 `), 0o600)
 	if text, _, _ := Transcript(codex, 0); text != "> fix it\ndone\n" {
 		t.Fatalf("codex text %q", text)
+	}
+
+	agent := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(agent, []byte(`{"kind":"meta","time":"2026-01-01T00:00:00Z","model":"anthropic/m","cwd":"/p"}
+{"kind":"message","time":"2026-01-01T00:00:01Z","message":{"role":"user","content":[{"type":"text","text":"list files"}]}}
+{"kind":"message","time":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}
+{"kind":"message","time":"2026-01-01T00:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.go"}]}}
+{"kind":"event","time":"2026-01-01T00:00:03Z","event":{"kind":"tool_end"}}
+{"kind":"message","time":"2026-01-01T00:00:04Z","message":{"role":"assistant","content":[{"type":"text","text":"a.go"}]}}
+`), 0o600)
+	if text, _, _ := Transcript(agent, 0); text != "> list files\nLooking.\na.go\n" {
+		t.Fatalf("csa-agent text %q", text)
 	}
 }
 

@@ -108,8 +108,10 @@ func TestCandidates(t *testing.T) {
 	set("codex", func(tc *config.ToolConfig) { tc.Path, tc.Enabled = prog, false })
 	set("gemini-cli", func(tc *config.ToolConfig) { tc.Path = filepath.Join(bin, "missing") })
 	set("opencode", func(tc *config.ToolConfig) { tc.Path, tc.Model = prog, "google/gemini-2.5" })
+	set("csa-agent", func(tc *config.ToolConfig) { tc.Path, tc.Model = prog, "openai/gpt-5" })
 	cands, skipped := Candidates(&cfg)
-	want := []Candidate{claude, {Tool: agents.Opencode, Model: "google/gemini-2.5", Family: agents.FamilyGoogle}}
+	want := []Candidate{claude, {Tool: agents.Opencode, Model: "google/gemini-2.5", Family: agents.FamilyGoogle},
+		{Tool: agents.CSAAgent, Model: "openai/gpt-5", Family: agents.FamilyOpenAI}}
 	if !reflect.DeepEqual(cands, want) {
 		t.Fatalf("candidates %+v", cands)
 	}

@@ -29,6 +29,8 @@ type Installed struct {
 	Duration int64  `json:"duration_ms"`
 	Log      string `json:"log,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Note says why nothing was installed: the program is built with csa.
+	Note string `json:"note,omitempty"`
 }
 
 // Progress receives one line about a program's install as it goes.
@@ -42,8 +44,22 @@ const lockWait = 15 * time.Minute
 
 // Install installs the pinned version of each program into the cache, all
 // at once, each with `npm ci` from its lock file. A program whose pin is
-// already installed is left as it is, so a second run is instant.
+// already installed is left as it is, so a second run is instant. A
+// program built with csa is not installed (make build and make install
+// put it beside csa): its entry says so and where it is, and never fails.
 func Install(ctx context.Context, programs []agents.Program, say Progress) ([]Installed, error) {
+	out := make([]Installed, len(programs))
+	npmNeeded := false
+	for i, p := range programs {
+		if p.BuiltWithCSA() {
+			out[i] = builtWithCSA(p, say)
+		} else {
+			npmNeeded = true
+		}
+	}
+	if !npmNeeded {
+		return out, nil
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return nil, fmt.Errorf("npm is needed to install the agent programs (install Node.js and npm): %w", err)
@@ -52,9 +68,11 @@ func Install(ctx context.Context, programs []agents.Program, say Progress) ([]In
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Installed, len(programs))
 	var wg sync.WaitGroup
 	for i, p := range programs {
+		if p.BuiltWithCSA() {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -69,6 +87,23 @@ func Install(ctx context.Context, programs []agents.Program, say Progress) ([]In
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// builtWithCSA is the entry of a program built with csa: nothing to
+// install, and where it is found, if it is.
+func builtWithCSA(p agents.Program, say Progress) Installed {
+	r := Installed{Program: p.Name}
+	loc, err := Locate("", p)
+	switch {
+	case err != nil:
+		r.Note = "built with csa, nothing to install: it is missing (make install, in csa's source tree, puts it beside csa)"
+	case loc.Source == FromCSA:
+		r.Path, r.Note = loc.Path, "built with csa, nothing to install: "+loc.Path+" is beside csa"
+	default:
+		r.Path, r.Note = loc.Path, "built with csa, nothing to install: "+loc.Path+" is on "+loc.Source
+	}
+	say(p.Name, r.Note)
+	return r
 }
 
 func installOne(ctx context.Context, npm, dir string, p agents.Program, say Progress) Installed {

@@ -63,6 +63,21 @@ func executable(path string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
+// Own is p as csa itself installs it: the pinned install in the cache (as
+// Bin), or, for a program built with csa, the one beside csa's own
+// executable, else on PATH. A missing one is an error wrapping
+// ErrNotInstalled.
+func Own(p agents.Program) (string, error) {
+	if !p.BuiltWithCSA() {
+		return Bin(p.Name)
+	}
+	loc, err := Locate("", p)
+	if err != nil {
+		return "", fmt.Errorf("%s %w: %v (make build or make install puts it beside csa)", p.Name, ErrNotInstalled, err)
+	}
+	return loc.Path, nil
+}
+
 // Pinned is the version csa pins for program.
 func Pinned(p agents.Program) (string, error) {
 	b, err := pinFile(p.Name, "package.json")
@@ -98,12 +113,25 @@ const (
 	FromConfig = "config" // the configured path (one with a slash)
 	FromPATH   = "PATH"
 	FromCache  = "cache" // csa's cache of pinned programs
+	// FromCSA: beside csa's own executable, where make build and make
+	// install put a program built with csa (agents.Program.BuiltWithCSA).
+	FromCSA = "built with csa"
 )
 
 // Location is a found program.
 type Location struct {
 	Path   string
-	Source string // FromConfig, FromPATH or FromCache
+	Source string // FromConfig, FromPATH, FromCache or FromCSA
+}
+
+// InstallHint is how to install the program of tool t: csa tools install
+// for the pinned npm packages; make install (from csa's source tree) for a
+// program built with csa.
+func InstallHint(t agents.Tool, p agents.Program) string {
+	if p.BuiltWithCSA() {
+		return "make install"
+	}
+	return "csa tools install " + string(t)
 }
 
 // NotFoundError says where a program was looked for.
@@ -119,7 +147,9 @@ func (e *NotFoundError) Error() string {
 
 // Locate finds the program configured as configured (tools.NAME.path or
 // acp_path) for p: a path is taken as it is; a name is looked up on PATH,
-// and when it is p's own name, in csa's cache of pinned programs next.
+// and when it is p's own name, in csa's cache of pinned programs next. A
+// program built with csa is looked for beside csa's own executable first,
+// then on PATH: the one built with this csa wins over another on PATH.
 func Locate(configured string, p agents.Program) (Location, error) {
 	if configured == "" {
 		configured = p.Name
@@ -131,11 +161,20 @@ func Locate(configured string, p agents.Program) (Location, error) {
 		}
 		return Location{abs, FromConfig}, nil
 	}
+	own := p.BuiltWithCSA() && configured == p.Name
+	if own {
+		if bin, ok := besideCSA(p.Name); ok {
+			return Location{bin, FromCSA}, nil
+		}
+	}
 	if path, err := exec.LookPath(configured); err == nil {
 		abs, err := filepath.Abs(path)
 		if err == nil {
 			return Location{abs, FromPATH}, nil
 		}
+	}
+	if own {
+		return Location{}, &NotFoundError{configured, p, fmt.Sprintf("program %q, built with csa, not found beside csa's executable nor on PATH", configured)}
 	}
 	if configured != p.Name {
 		return Location{}, &NotFoundError{configured, p, fmt.Sprintf("program %q not found on PATH", configured)}
@@ -145,4 +184,18 @@ func Locate(configured string, p agents.Program) (Location, error) {
 		return Location{}, &NotFoundError{configured, p, fmt.Sprintf("program %q not found on PATH nor in csa's cache of pinned programs", configured)}
 	}
 	return Location{bin, FromCache}, nil
+}
+
+// csaExecutable is csa's own executable (a variable for tests).
+var csaExecutable = os.Executable
+
+// besideCSA finds program in the directory of csa's own executable (its
+// real directory: os.Executable resolves a symbolic link to csa).
+func besideCSA(program string) (string, bool) {
+	exe, err := csaExecutable()
+	if err != nil {
+		return "", false
+	}
+	bin := filepath.Join(filepath.Dir(exe), program)
+	return bin, executable(bin)
 }

@@ -19,19 +19,27 @@ type ToolStatus struct {
 	Program string `json:"program"`
 	Path    string `json:"path"`
 	// Source is where the program was found: config (a configured path),
-	// PATH, or cache (csa's cache of pinned programs).
+	// PATH, cache (csa's cache of pinned programs), or "built with csa"
+	// (beside csa's own executable).
 	Source    string `json:"source,omitempty"`
 	Installed bool   `json:"installed"`
 	Enabled   bool   `json:"enabled"`
 	Version   string `json:"version"`
-	// Pinned is the version `csa tools install` installs.
-	Pinned  string `json:"pinned"`
-	Error   string `json:"error,omitempty"`
-	Install string `json:"install,omitempty"`
+	// Pinned is the version `csa tools install` installs; "" for a
+	// program built with csa.
+	Pinned string `json:"pinned"`
+	// BuiltWithCSA: the program is built and installed with csa (make
+	// build, make install), not an npm package.
+	BuiltWithCSA bool   `json:"built_with_csa,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Install      string `json:"install,omitempty"`
 }
 
 // InstallHint is how to install a tool's program.
-func InstallHint(t agents.Tool) string { return "csa tools install " + string(t) }
+func InstallHint(t agents.Tool) string {
+	s, _ := agents.Lookup(string(t))
+	return toolcache.InstallHint(t, s.Program)
+}
 
 // ProbeTools finds every tool's program and asks the installed ones for
 // their version, in parallel and with a time limit (some start slowly).
@@ -40,7 +48,7 @@ func ProbeTools(ctx context.Context, cfg *config.Config) []ToolStatus {
 	var wg sync.WaitGroup
 	for i, s := range agents.Registry {
 		tc := cfg.Tool(string(s.Tool))
-		out[i] = ToolStatus{Name: string(s.Tool), Family: agents.FamilyOf(s.Tool, tc.Model), Program: tc.Path, Enabled: tc.Enabled}
+		out[i] = ToolStatus{Name: string(s.Tool), Family: agents.FamilyOf(s.Tool, tc.Model), Program: tc.Path, Enabled: tc.Enabled, BuiltWithCSA: s.Program.BuiltWithCSA()}
 		out[i].Pinned, _ = toolcache.Pinned(s.Program)
 		loc, err := toolcache.Locate(tc.Path, s.Program)
 		if err != nil {

@@ -2,6 +2,7 @@ package dev
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,7 +24,7 @@ func newAgentEnvCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agent-env --home DIR --url URL [--csa-config DIR/config.toml]",
 		Short: "Prepare a HOME in which the real agent programs talk only to a model server",
-		Long: `Write into DIR what claude, codex, gemini and opencode need to run headless
+		Long: `Write into DIR what claude, codex, gemini, opencode and csa-agent need to run headless
 against the model server at URL (settings, trust and onboarding answers, fake
 keys), and print everything to export, for eval "$(csa dev agent-env ...)":
 
@@ -35,8 +36,9 @@ keys), and print everything to export, for eval "$(csa dev agent-env ...)":
 
 With --csa-config DIR/config.toml (the name csa reads), also write there a csa
 config pointing every tool at the pinned programs installed by csa tools
-install (exit 3 when one is missing), and export CSA_CONFIG_HOME=DIR; without
-it CSA_CONFIG_HOME keeps the global config in effect now.`,
+install (exit 3 when one is missing) and csa-agent at the one built with csa
+(left out, with a note, when there is none), and export CSA_CONFIG_HOME=DIR;
+without it CSA_CONFIG_HOME keeps the global config in effect now.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if home == "" || url == "" {
@@ -57,7 +59,7 @@ it CSA_CONFIG_HOME keeps the global config in effect now.`,
 				return err
 			}
 			if csaConfig != "" {
-				if err := writeConfig(filepath.Join(own["CSA_CONFIG_HOME"], "config.toml")); err != nil {
+				if err := writeConfig(filepath.Join(own["CSA_CONFIG_HOME"], "config.toml"), f.IO.ErrOut); err != nil {
 					return err
 				}
 			}
@@ -129,10 +131,15 @@ func ownDirs(f *cmdutil.Factory, csaConfig string) (map[string]string, error) {
 	return map[string]string{"CSA_STATE_DIR": state, "CSA_AGENTS_CACHE": cache, "CSA_CONFIG_HOME": cfgHome}, nil
 }
 
-func writeConfig(path string) error {
+func writeConfig(path string, stderr io.Writer) error {
 	var b strings.Builder
 	for _, s := range agents.Registry {
-		bin, err := toolcache.Bin(s.Program.Name)
+		bin, err := toolcache.Own(s.Program)
+		if err != nil && s.Program.BuiltWithCSA() {
+			// Not an npm program csa tools install provides: optional.
+			fmt.Fprintf(stderr, "csa: %v; the config leaves %s out\n", err, s.Tool)
+			continue
+		}
 		if err != nil {
 			return cmdutil.Refused("tool_not_installed", err)
 		}

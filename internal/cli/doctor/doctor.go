@@ -10,6 +10,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // Report is the JSON answer of `csa doctor`.
@@ -136,8 +137,14 @@ func print(f *cmdutil.Factory, r *Report) {
 	}
 	for _, t := range r.Tools {
 		switch {
+		case t.Installed && t.BuiltWithCSA && t.Source == toolcache.FromCSA:
+			fmt.Fprintf(w, "  %-12s installed  %s  %s (built with csa)\n", t.Name, t.Path, t.Version)
+		case t.Installed && t.BuiltWithCSA:
+			fmt.Fprintf(w, "  %-12s installed  %s  %s (from %s; built with csa)\n", t.Name, t.Path, t.Version, t.Source)
 		case t.Installed:
 			fmt.Fprintf(w, "  %-12s installed  %s  %s (from %s; csa pins %s)\n", t.Name, t.Path, t.Version, t.Source, t.Pinned)
+		case t.BuiltWithCSA:
+			fmt.Fprintf(w, "  %-12s missing    (%s, built with csa, not found beside csa nor on PATH; %s)\n", t.Name, t.Program, t.Install)
 		default:
 			fmt.Fprintf(w, "  %-12s missing    (%s not found on PATH nor in csa's cache; %s)\n", t.Name, t.Program, t.Install)
 		}

@@ -84,8 +84,8 @@ func newCmd(f *cmdutil.Factory, only string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "csa",
 		Short: "csa runs AI coding agents as supervised, recorded, recursive sub-agents",
-		Long: `csa runs AI coding-agent programs (claude-code, codex, gemini-cli, opencode)
-as sub-agents: each run is a session with a ULID, supervised in its own process
+		Long: `csa runs AI coding-agent programs (claude-code, codex, gemini-cli, opencode,
+and csa-agent, its own) as sub-agents: each run is a session with a ULID, supervised in its own process
 group, recorded under the state directory, and able to call csa again.`,
 		Version:       Version,
 		SilenceUsage:  true,

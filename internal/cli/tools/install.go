@@ -27,7 +27,9 @@ func newInstallCmd(f *cmdutil.Factory) *cobra.Command {
 into csa's cache of pinned programs ($CSA_AGENTS_CACHE, else ~/.cache/csa/agents),
 with npm. NAME is a tool (` + agents.Names() + `); without one, every tool.
 --acp also installs each named tool's ACP agent (claude-code-acp, codex-acp).
-An install already at the pinned version is left as it is.
+An install already at the pinned version is left as it is. csa-agent is not
+an npm package but built with csa (make build, make install put it beside
+csa): it is skipped with a note, never failed.
 
 csa finds a tool's program at its configured path, else on PATH, else in this
 cache, so nothing needs configuring afterwards.`,

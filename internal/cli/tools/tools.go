@@ -19,7 +19,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `List every tool csa can run: its model family, whether it is installed and
 enabled, its version and the version csa pins, and where its program was
 found: config (a path set in tools.NAME.path), PATH, or cache (csa's cache of
-pinned programs, filled by csa tools install).`,
+pinned programs, filled by csa tools install); csa-agent, csa's own agent
+program, is built with csa and found beside csa's executable ("built with
+csa"), else on PATH.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, _, err := f.CwdConfig()
@@ -40,7 +42,11 @@ pinned programs, filled by csa tools install).`,
 				if !t.Installed {
 					path, from = t.Install, "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", t.Name, fam, t.Installed, t.Enabled, orDash(t.Version), t.Pinned, from, path)
+				pinned := t.Pinned
+				if t.BuiltWithCSA {
+					pinned = "with csa"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%s\t%s\t%s\t%s\n", t.Name, fam, t.Installed, t.Enabled, orDash(t.Version), pinned, from, path)
 			}
 			return tw.Flush()
 		},

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// csaAgentOnly are the packages of csa-agent, csa's own agent program: the
+// provider clients and the agent loop. csa runs csa-agent as a program and
+// must link none of them: csa starts on every run, and what it links it
+// pays for at each start.
+var csaAgentOnly = []string{
+	"github.com/csa-dev/csa/internal/llm",
+	"github.com/csa-dev/csa/internal/agent",
+}
+
+// TestCSALinksNoAgentCode: `go list -deps ./cmd/csa` holds none of
+// csa-agent's packages (internal/agents, the adapters, is csa's own).
+func TestCSALinksNoAgentCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./cmd/csa")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/csa: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 || !slices.Contains(deps, "github.com/csa-dev/csa/internal/agents") {
+		t.Fatalf("go list -deps ./cmd/csa does not list csa's adapters:\n%s", out)
+	}
+	for _, d := range deps {
+		for _, p := range csaAgentOnly {
+			if d == p || strings.HasPrefix(d, p+"/") {
+				t.Errorf("csa links %s, code of csa-agent (%s/...)", d, p)
+			}
+		}
+	}
+}
