@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/csa-dev/csa/internal/agent/event"
+	"github.com/csa-dev/csa/internal/agent/render"
+	"github.com/csa-dev/csa/internal/llm"
 )
 
 // Version is set at build time.
@@ -78,6 +83,7 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		if errors.As(err, &ue) {
 			return exitUsage
 		}
+		failedToStart(o, sio, err)
 		return exitFailed
 	}
 	defer s.close()
@@ -91,3 +97,16 @@ func Run(ctx context.Context, args []string, sio IO) int {
 type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// failedToStart writes the result of a run that could not start (no key,
+// an unreadable session) for callers that read results, with its failure
+// class (auth for a missing key), as a failed run's.
+func failedToStart(o *options, sio IO, err error) {
+	if o.outputFormat == "text" {
+		return
+	}
+	r := render.Result(event.Event{Kind: event.Result, Text: err.Error(), IsError: true,
+		Class: llm.ClassOf(err), Mode: "error"}, o.sessionID)
+	b, _ := json.Marshal(r)
+	fmt.Fprintln(sio.Stdout, string(b))
+}

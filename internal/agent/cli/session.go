@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,7 +55,11 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, usagef("no model: give --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set model in %s", config.Path(sio.Getenv))
 	}
 	prov, model, err := providers.Resolve(s.spec, providerConf(cfg), sio.Getenv)
-	if err != nil {
+	var noKey *providers.MissingKeyError
+	switch {
+	case errors.As(err, &noKey):
+		return nil, err // not a usage error: the account's, class auth
+	case err != nil:
 		return nil, usageError{err}
 	}
 	if s.hooks, err = loadHooks(o.settings); err != nil {
