@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"time"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // hooks are the command hooks of a Claude Code settings file that
@@ -76,12 +77,14 @@ func (h *hooks) run(ctx context.Context, event string, fields map[string]any) {
 		// A turn-complete signal must go out even when the turn was
 		// interrupted, so hooks do not inherit cancellation.
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hookTimeout)
-		cmd := exec.CommandContext(hctx, "/bin/sh", "-c", c)
-		cmd.Stdin = bytes.NewReader(body)
-		cmd.Stdout, cmd.Stderr = nil, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "csa-agent: %s hook %q: %v\n", event, c, err)
-		}
+		ps, err := proc.Run(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c}, Stdin: bytes.NewReader(body),
+			Stderr: os.Stderr, DieWithParent: true}, time.Second)
 		cancel()
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "csa-agent: %s hook %q: %v\n", event, c, err)
+		case !ps.Success():
+			fmt.Fprintf(os.Stderr, "csa-agent: %s hook %q: %s\n", event, c, ps)
+		}
 	}
 }
