@@ -60,8 +60,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVarP(&o.resume, "resume", "r", "", "continue a stored session")
 	fs.StringVar(&o.settings, "settings", "", "settings JSON file (Claude Code's hooks format)")
 	fs.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model requests")
-	fs.StringSliceVar(&o.allowed, "allowedTools", nil, "allow rules, e.g. \"Bash(git diff:*)\",Edit")
-	fs.StringSliceVar(&o.disallowed, "disallowedTools", nil, "deny rules")
+	fs.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rules, comma- or space-separated: \"Bash(git diff:*) Edit\"")
+	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")
 	fs.StringSliceVar(&o.addDirs, "add-dir", nil, "another directory file tools may use")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version")
 	fs.SetInterspersed(true)
@@ -69,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.prompt = strings.Join(fs.Args(), " ")
+	o.allowed, o.disallowed = splitRules(o.allowed), splitRules(o.disallowed)
 	if !contains(outputFormats, o.outputFormat) {
 		return nil, fmt.Errorf("--output-format %q: want one of %s", o.outputFormat, strings.Join(outputFormats, ", "))
 	}
@@ -93,4 +94,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// splitRules splits rule lists at commas and spaces outside parentheses, as
+// Claude Code does: "Bash(git diff:*),Edit" and "Bash(echo a, b) Read" are
+// two rules each.
+func splitRules(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		for i, r := range v {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')' && depth > 0:
+				depth--
+			case (r == ',' || r == ' ') && depth == 0:
+				if w := strings.TrimSpace(v[start:i]); w != "" {
+					out = append(out, w)
+				}
+				start = i + 1
+			}
+		}
+		if w := strings.TrimSpace(v[start:]); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
