@@ -37,7 +37,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	dir := store.Dir(st.ID)
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
-		NewSessionID: newUUID(), Dir: dir,
+		NewSessionID: session.NewUUID(), Dir: dir,
 		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
 	if err != nil {
@@ -46,7 +46,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		return nil, err
 	}
 	st.Interactive = &session.Interactive{
-		Socket: pane.Server.Socket, TmuxSession: tmux.SessionName(st.ID), RunID: newUUID(), Hooks: inv.Hooks,
+		Socket: pane.Server.Socket, TmuxSession: tmux.SessionName(st.ID), RunID: session.NewUUID(), Hooks: inv.Hooks,
 	}
 	describe(st, req, agents.Invocation{Args: inv.Args, ProviderSessionID: inv.ProviderSessionID})
 	st.PromptVia = "argv"

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -82,7 +81,7 @@ func (r *Run) Release() {
 // spec, and takes the supervisor lock before the state is first written,
 // so the session is never mistaken for a crashed one.
 func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", newUUID()))
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", session.NewUUID()))
 	if err != nil {
 		return nil, err
 	}
@@ -220,16 +219,6 @@ func displayArgs(args []string, prompt string) []string {
 		out[i] = a
 	}
 	return out
-}
-
-// newUUID returns a random (version 4) UUID, the form Claude Code wants
-// for a caller-chosen session id.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // Adopt builds the Run of a detached supervisor from the spec its parent

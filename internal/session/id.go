@@ -12,6 +12,16 @@ import (
 // IDLen is the length of a full session id (a ULID).
 const IDLen = ulid.EncodedSize
 
+// NewUUID returns a random (version 4) UUID: the form of the provider
+// session ids csa chooses for Claude Code and csa-agent before they start.
+func NewUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
 // NewID returns a fresh ULID; its time prefix keeps directory listings in
 // creation order.
 func NewID(now time.Time) string {

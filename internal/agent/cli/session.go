@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/tools"
 	"github.com/csa-dev/csa/internal/llm"
 	"github.com/csa-dev/csa/internal/llm/providers"
+	csasession "github.com/csa-dev/csa/internal/session"
 )
 
 // session is one conversation being run: its parts, assembled.
@@ -156,7 +156,7 @@ func (s *session) openStore(model string) error {
 	default:
 		s.id = s.o.sessionID
 		if s.id == "" {
-			s.id = newUUID()
+			s.id = csasession.NewUUID()
 		}
 		s.conv, err = store.Create(dir, s.id, store.Record{Model: model, Cwd: s.io.Cwd})
 	}
@@ -285,16 +285,6 @@ func firstInt(v ...int) int {
 		}
 	}
 	return 0
-}
-
-// newUUID is a random (version 4) UUID, the form Claude Code's session ids
-// take, so csa can name a session before the program starts.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 func names(ts []tool.Tool) []string {
