@@ -1,0 +1,32 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	if c, err := Load(filepath.Join(dir, "missing.toml")); err != nil || c.Model != "" {
+		t.Fatalf("a missing file is an empty config: %+v, %v", c, err)
+	}
+	p := filepath.Join(dir, "config.toml")
+	os.WriteFile(p, []byte("model = \"anthropic/m\"\n[models.\"anthropic/m\"]\ncontext_window = 1000\n[models.m2]\ncompact_at = 0.5\n"), 0o600)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModelSettings("anthropic/m", "m").ContextWindow != 1000 || c.ModelSettings("openai/m2", "m2").CompactAt != 0.5 {
+		t.Fatalf("model settings %+v", c.Models)
+	}
+	os.WriteFile(p, []byte("modle = \"x\"\n"), 0o600)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "unknown keys") || !strings.Contains(err.Error(), "modle") {
+		t.Fatalf("a misspelt key: %v", err)
+	}
+	get := func(k string) string { return map[string]string{"HOME": "/h", "XDG_CONFIG_HOME": ""}[k] }
+	if got := Path(get); got != "/h/.config/csa-agent/config.toml" {
+		t.Fatalf("Path = %s", got)
+	}
+}
