@@ -146,3 +146,10 @@ func Exec(path string, args []string, env []string) error {
 	argv := append([]string{path}, args...)
 	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
 }
+
+// Replace runs path in place of this process (execve): for a command that
+// hands its standard streams to another program, as `csa mcp-server` does
+// to csa-mcp. It returns only on failure.
+func Replace(path string, argv, env []string) error {
+	return syscall.Exec(path, argv, env)
+}

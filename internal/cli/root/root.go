@@ -23,6 +23,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/inspect"
 	"github.com/csa-dev/csa/internal/cli/kill"
 	"github.com/csa-dev/csa/internal/cli/logs"
+	"github.com/csa-dev/csa/internal/cli/mcpcmd"
 	"github.com/csa-dev/csa/internal/cli/pane"
 	"github.com/csa-dev/csa/internal/cli/ps"
 	"github.com/csa-dev/csa/internal/cli/review"
@@ -65,6 +66,7 @@ var commands = []struct {
 	{"review", func(f *cmdutil.Factory) *cobra.Command { return review.NewCmd(f, nil) }},
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
 	{"dev", dev.NewCmd},
+	{"mcp-server", mcpcmd.NewCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

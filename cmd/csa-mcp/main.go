@@ -1,0 +1,58 @@
+// Command csa-mcp is csa's MCP side, a program of its own so that csa, paid
+// on every run, links no MCP or HTTP code. `csa-mcp server` (what `csa
+// mcp-server` runs) is csa as an MCP server on stdio.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/csa-dev/csa/internal/mcpserver"
+)
+
+const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
+                        session_status, wait, read_log, kill, review)`
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	if len(args) != 1 || args[0] != "server" {
+		fmt.Fprintln(os.Stderr, usage)
+		return 2
+	}
+	csa, err := findCSA()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcpserver.New(mcpserver.Exec(csa)).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
+		return 1
+	}
+	return 0
+}
+
+// findCSA is the csa built with this program (beside it), else csa on
+// PATH.
+func findCSA() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "csa")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("csa")
+	if err != nil {
+		return "", fmt.Errorf("csa is neither beside csa-mcp nor on PATH")
+	}
+	return p, nil
+}

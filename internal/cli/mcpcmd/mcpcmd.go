@@ -1,0 +1,54 @@
+// Package mcpcmd is `csa mcp-server`: csa as an MCP server on stdio. The
+// server is csa-mcp, a program built and installed beside csa, so that csa
+// itself links no MCP or HTTP code; this command hands it its streams.
+package mcpcmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/proc"
+)
+
+// Program is the MCP program built with csa.
+const Program = "csa-mcp"
+
+// NewCmd builds `csa mcp-server`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp-server",
+		Short: "Serve csa's tools over MCP on stdio (run, list_sessions, session_status, wait, read_log, kill, review)",
+		Long: `Serve csa's tools over the Model Context Protocol on stdio: an agent program
+configured with "csa mcp-server" as an MCP server can run sub-agents (waiting for
+the result or not), list, inspect, wait for, read and kill sessions, and ask for a
+review. A call made from inside a csa session makes a child of that session.
+The server is csa-mcp, built and installed beside csa (make build, make install).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, err := find()
+			if err != nil {
+				return err
+			}
+			return proc.Replace(path, []string{path, "server"}, os.Environ())
+		},
+	}
+}
+
+// find is csa-mcp beside csa's own executable, else on PATH.
+func find() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), Program)
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(Program); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is neither beside csa nor on PATH: it is built with csa (make build, make install)", Program)
+}
