@@ -2,12 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agent/compact"
@@ -16,7 +12,6 @@ import (
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
-	"github.com/csa-dev/csa/internal/agent/render"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/agent/subagent"
 	"github.com/csa-dev/csa/internal/agent/tool"
@@ -163,162 +158,8 @@ func (s *session) openStore(model string) error {
 	return err
 }
 
-func (s *session) record(m llm.Message) {
-	if err := s.conv.Message(m); err != nil {
-		fmt.Fprintln(s.io.Stderr, "csa-agent: record the conversation:", err)
-	}
-}
-
-func (s *session) renderer() event.Sink {
-	switch s.o.outputFormat {
-	case "stream-json":
-		r := render.NewStreamJSON(s.io.Stdout, "")
-		r.SessionID = s.id
-		r.Partial = s.o.partial
-		return event.Func(func(e event.Event) { r.SessionID = s.id; r.Emit(e) })
-	case "json":
-		return event.Func(func(event.Event) {})
-	}
-	return &render.Text{Out: s.io.Stdout, Info: s.io.Stderr, Stream: !s.o.print, Verbose: s.o.verbose}
-}
-
-func (s *session) keepResult(e event.Event) {
-	if e.Kind == event.Result && e.Agent == "" {
-		s.result = &e
-	}
-}
-
-func (s *session) onRetry(r llm.RetryInfo) {
-	msg := ""
-	if r.Err != nil {
-		msg = r.Err.Error()
-	}
-	s.sink.Emit(event.Event{Kind: event.Retry, Time: time.Now(), Attempt: r.Attempt, MaxRetries: r.MaxRetries,
-		Status: r.Status, Delay: r.Delay, Text: msg, Model: r.Model})
-}
-
-func (s *session) permit(t tool.Tool, input json.RawMessage) (bool, string) {
-	d := s.policy.Check(t, input)
-	return d.Allow, d.Reason
-}
-
 func (s *session) close() {
 	s.subagents.Close()
 	s.env.Jobs.KillAll()
 	s.conv.Close()
-}
-
-// rootsOf is the directories file tools may use: cwd and the extra ones.
-func rootsOf(cwd string, extra []string) []string {
-	roots := []string{cwd}
-	for _, d := range extra {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cwd, d)
-		}
-		roots = append(roots, filepath.Clean(d))
-	}
-	return roots
-}
-
-func newEnv(cwd string, roots []string, id string) *tool.Env {
-	spill := filepath.Join(os.TempDir(), "csa-agent-"+id)
-	return &tool.Env{Cwd: cwd, Roots: roots, Files: tool.NewFileState(), Jobs: tool.NewJobs(filepath.Join(spill, "jobs")),
-		Todos: &tool.Todos{}, SpillDir: spill}
-}
-
-func policy(o *options, cfg *config.Config, cwd string, roots []string) (*perm.Policy, error) {
-	modeName := firstOf(o.permissionMode, cfg.PermissionMode, string(perm.Default))
-	if o.skipPerms {
-		modeName = string(perm.BypassPermissions)
-	}
-	mode, err := perm.ParseMode(modeName)
-	if err != nil {
-		return nil, err
-	}
-	allow, err := perm.ParseRules(append(append([]string(nil), cfg.Allow...), o.allowed...))
-	if err != nil {
-		return nil, err
-	}
-	deny, err := perm.ParseRules(append(append([]string(nil), cfg.Deny...), o.disallowed...))
-	if err != nil {
-		return nil, err
-	}
-	return perm.NewPolicy(mode, allow, deny, cwd, roots), nil
-}
-
-// visibleTools drops the tools denied by name alone: the model need not
-// see them.
-func visibleTools(all []tool.Tool, denied []string) []tool.Tool {
-	var out []tool.Tool
-	for _, t := range all {
-		if !contains(denied, t.Name()) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func providerConf(cfg *config.Config) providers.Conf {
-	c := providers.Conf{Providers: map[string]providers.ProviderConf{}}
-	for name, p := range cfg.Providers {
-		c.Providers[name] = providers.ProviderConf{API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers}
-	}
-	c.Timeouts = llm.Timeouts{Request: seconds(cfg.RequestTimeout), Stall: seconds(cfg.StallTimeout)}
-	return c
-}
-
-func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-
-func firstOf(v ...string) string {
-	for _, s := range v {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-func firstInt(v ...int) int {
-	for _, n := range v {
-		if n != 0 {
-			return n
-		}
-	}
-	return 0
-}
-
-func names(ts []tool.Tool) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name()
-	}
-	return out
-}
-
-// modes lets plan mode switch the policy's mode by name.
-type modes struct{ p *perm.Policy }
-
-func (m modes) Mode() string { return string(m.p.Mode()) }
-
-func (m modes) SetMode(name string) error {
-	mode, err := perm.ParseMode(name)
-	if err != nil {
-		return err
-	}
-	m.p.SetMode(mode)
-	return nil
-}
-
-// preCompact runs the PreCompact hooks.
-func (s *session) preCompact(ctx context.Context, trigger, instructions string) {
-	s.hooks.run(ctx, "PreCompact", map[string]any{"trigger": trigger, "custom_instructions": instructions})
-}
-
-// fallbackModel is the model name of a fallback given as provider/model:
-// the fallback is a model of the same provider.
-func fallbackModel(spec string) string {
-	if _, m, ok := strings.Cut(spec, "/"); ok {
-		return m
-	}
-	return spec
 }
