@@ -1,0 +1,99 @@
+package mcphub
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testBackend is the MCP server the tests put behind the hub: this test
+// binary run again with MCPHUB_BACKEND set. MCPHUB_NAME prefixes echo's
+// answers; MCPHUB_TOOLS (comma-separated) limits the tools it has.
+func testBackend() {
+	name := os.Getenv("MCPHUB_NAME")
+	only := strings.Split(os.Getenv("MCPHUB_TOOLS"), ",")
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, nil)
+	add := func(tool string, desc string, h mcp.ToolHandlerFor[args, any]) {
+		if os.Getenv("MCPHUB_TOOLS") == "" || slices.Contains(only, tool) {
+			mcp.AddTool(s, &mcp.Tool{Name: tool, Description: desc}, h)
+		}
+	}
+	var mu sync.Mutex
+	counter, seq := 0, 0
+	add("echo", "returns text", func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		if name != "" {
+			return text(name + ":" + a.Text), nil, nil
+		}
+		return text(a.Text), nil, nil
+	})
+	add("pid", "returns the pid and cwd", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		wd, _ := os.Getwd()
+		return text(fmt.Sprintf("%d %s", os.Getpid(), wd)), nil, nil
+	})
+	add("counter", "counts its calls", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		counter++
+		return text(fmt.Sprint(counter)), nil, nil
+	})
+	add("seq", "returns the order calls arrive in", func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seq++
+		return text(fmt.Sprintf("%s@%d", a.Text, seq)), nil, nil
+	})
+	add("slow", "reports progress, then blocks until the file exists", func(ctx context.Context, req *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Message: "started"})
+		}
+		for {
+			if _, err := os.Stat(a.File); err == nil {
+				return text("released"), nil, nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(5 * time.Millisecond): // the backend polls; tests do not
+			}
+		}
+	})
+	add("crash", "exits mid-call", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	add("addtool", "adds a tool named text", func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+		mcp.AddTool(s, &mcp.Tool{Name: a.Text}, func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+			return text("new"), nil, nil
+		})
+		return text("added"), nil, nil
+	})
+	if os.Getenv("MCPHUB_TOOLS") != "" {
+		for _, t := range only {
+			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool"}, t) {
+				mcp.AddTool(s, &mcp.Tool{Name: t}, func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+					return text(name + ":" + t), nil, nil
+				})
+			}
+		}
+	}
+	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
+		fmt.Fprintln(os.Stderr, "test backend:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+type args struct {
+	Text string `json:"text,omitempty"`
+	File string `json:"file,omitempty"`
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
