@@ -1,6 +1,7 @@
 // Command csa-mcp is csa's MCP side, a program of its own so that csa, paid
 // on every run, links no MCP or HTTP code. `csa-mcp server` (what `csa
-// mcp-server` runs) is csa as an MCP server on stdio.
+// mcp-server` runs) is csa as an MCP server on stdio; `csa-mcp hub` is the
+// MCP hub daemon and `csa-mcp connect` an agent's stdio bridge to it.
 package main
 
 import (
@@ -18,11 +19,22 @@ import (
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
-                        session_status, wait, read_log, kill, review)`
+                        session_status, wait, read_log, kill, review)
+       csa-mcp hub --socket PATH --config FILE
+                        the MCP hub in the foreground: the servers of FILE shared by
+                        every client of the unix socket PATH
+       csa-mcp connect --socket PATH [--only a,b] [--project DIR]
+                        a stdio MCP server bridging to the hub on PATH`
 
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "hub" {
+		return runHub(args[1:])
+	}
+	if len(args) > 0 && args[0] == "connect" {
+		return runConnect(args[1:])
+	}
 	if len(args) != 1 || args[0] != "server" {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
