@@ -276,3 +276,35 @@ func TestProjectScope(t *testing.T) {
 		t.Fatalf("status %+v: want two instances", st)
 	}
 }
+
+// A client's notifications/cancelled reaches the backend under the hub's
+// id: the cancelled call ends there and frees the only slot.
+func TestCancelReachesBackend(t *testing.T) {
+	cfg := server(t)
+	cfg.Concurrency = 1
+	_, socket := startHub(t, map[string]ServerConfig{"t": cfg})
+	started := make(chan struct{}, 1)
+	cs := connect(t, socket, Hello{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { started <- struct{}{} },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "slow", Arguments: args{File: filepath.Join(t.TempDir(), "never")}}
+		p.SetProgressToken(1)
+		_, err := cs.CallTool(ctx, p)
+		errc <- err
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("slow never reported progress")
+	}
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("cancelled call returned no error")
+	}
+	if got := mustCall(t, cs, "echo", args{Text: "next"}); got != "next" {
+		t.Fatalf("echo after cancel = %q", got)
+	}
+}
