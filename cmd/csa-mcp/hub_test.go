@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -71,6 +73,20 @@ func TestHubThroughConnect(t *testing.T) {
 	for _, cs := range sessions {
 		call(t, cs, "list_sessions", map[string]any{}, false)
 	}
+	// status: two clients, one backend with its pid and memory and the
+	// two calls.
+	out, err := exec.Command(filepath.Join(bin, "csa-mcp"), "status", "--socket", socket, "--json").Output()
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	var rep mcphub.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("status: %v: %s", err, out)
+	}
+	if rep.PID != hub.Process.Pid || rep.Clients != 2 || len(rep.Backends) != 1 || rep.Backends[0].Name != "csa" ||
+		rep.Backends[0].PID == 0 || rep.Backends[0].RSS == 0 || rep.Backends[0].Calls != 2 {
+		t.Fatalf("status: %s", out)
+	}
 	table, err := proc.ReadTable()
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +109,11 @@ func TestHubThroughConnect(t *testing.T) {
 	}
 	if proc.Alive(backend) {
 		t.Fatalf("backend %d outlived the hub", backend)
+	}
+	// No hub: status says so, exit 3.
+	st := exec.Command(filepath.Join(bin, "csa-mcp"), "status", "--socket", socket)
+	if err := st.Run(); st.ProcessState == nil || st.ProcessState.ExitCode() != 3 {
+		t.Fatalf("status without a hub: %v, want exit 3", err)
 	}
 }
 

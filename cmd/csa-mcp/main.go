@@ -24,7 +24,10 @@ const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: ru
                         the MCP hub in the foreground: the servers of FILE shared by
                         every client of the unix socket PATH
        csa-mcp connect --socket PATH [--only a,b] [--project DIR]
-                        a stdio MCP server bridging to the hub on PATH`
+                        a stdio MCP server bridging to the hub on PATH
+       csa-mcp status --socket PATH [--json]
+                        the hub's clients and backends (pid, RSS, calls, queue, restarts);
+                        exit 3 when no hub answers`
 
 func main() { os.Exit(run(os.Args[1:])) }
 
@@ -34,6 +37,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == "connect" {
 		return runConnect(args[1:])
+	}
+	if len(args) > 0 && args[0] == "status" {
+		return runStatus(args[1:])
 	}
 	if len(args) != 1 || args[0] != "server" {
 		fmt.Fprintln(os.Stderr, usage)

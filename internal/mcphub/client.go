@@ -90,6 +90,8 @@ func (cl *client) handle(m *msg) {
 		}
 	case m.Method == "initialize":
 		cl.out.send(cl.initialize(m))
+	case m.Method == StatusMethod:
+		cl.out.send(resultReply(m.ID, cl.h.report(cl)))
 	case m.Method == "ping":
 		cl.out.send(resultReply(m.ID, struct{}{}))
 	case m.Method == "tools/list":

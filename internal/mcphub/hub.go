@@ -17,6 +17,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // hubProtocolVersion is what the hub asks its backends for and offers
@@ -190,11 +192,15 @@ func (h *Hub) routeProgress(m *msg) {
 
 // BackendStatus is one backend as `status` shows it.
 type BackendStatus struct {
-	Name, Project    string
-	PID              int // 0 when not running
-	InFlight, Queued int
-	Calls, Errors    int
-	Restarts         int
+	Name     string `json:"name"`
+	Project  string `json:"project,omitempty"`
+	PID      int    `json:"pid"` // 0 when not running
+	RSS      int64  `json:"rss_bytes"`
+	InFlight int    `json:"in_flight"`
+	Queued   int    `json:"queued"`
+	Calls    int    `json:"calls"`
+	Errors   int    `json:"errors"`
+	Restarts int    `json:"restarts"`
 }
 
 // Status lists the backends started so far, by name.
@@ -212,6 +218,7 @@ func (h *Hub) Status() []BackendStatus {
 			Calls: b.calls, Errors: b.errors, Restarts: b.restarts}
 		if b.conn != nil {
 			s.PID = b.conn.p.Pid
+			s.RSS, _ = proc.RSS(s.PID)
 		}
 		b.mu.Unlock()
 		out = append(out, s)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Entry is one process of the process table.
@@ -188,4 +189,22 @@ func TaskChildren(pid int) []int {
 		}
 	}
 	return out
+}
+
+// RSS is a process's resident memory in bytes (/proc/PID/statm); false
+// when it is gone.
+func RSS(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
 }

@@ -1,0 +1,65 @@
+package mcphub
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"time"
+)
+
+// StatusMethod asks the hub for its Report (csa-mcp status); any client of
+// the socket may ask, no MCP handshake needed.
+const StatusMethod = "csa-hub/status"
+
+// Report is the hub as `status` shows it.
+type Report struct {
+	PID      int             `json:"pid"`
+	Clients  int             `json:"clients"`
+	Backends []BackendStatus `json:"backends"`
+}
+
+// Report describes the hub now.
+func (h *Hub) Report() Report { return h.report(nil) }
+
+// report leaves out the connection asking (csa-mcp status is no client).
+func (h *Hub) report(asking *client) Report {
+	h.mu.Lock()
+	n := len(h.clients)
+	if _, ok := h.clients[asking]; ok {
+		n--
+	}
+	h.mu.Unlock()
+	return Report{PID: os.Getpid(), Clients: n, Backends: h.Status()}
+}
+
+// AskStatus asks the hub on socket for its report.
+func AskStatus(socket string, timeout time.Duration) (*Report, error) {
+	conn, err := net.DialTimeout("unix", socket, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("no hub on %s: %w", socket, err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + StatusMethod + `"}` + "\n")); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReaderSize(conn, 64<<10).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("hub on %s: %w", socket, err)
+	}
+	var m struct {
+		Result *Report `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, fmt.Errorf("hub on %s: %w", socket, err)
+	}
+	if m.Error != nil || m.Result == nil {
+		return nil, fmt.Errorf("hub on %s refused the status request", socket)
+	}
+	return m.Result, nil
+}
