@@ -18,7 +18,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/toolcache"
@@ -42,16 +41,7 @@ func BenchmarkACPPrompt(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	script, err := modelserver.Parse([]byte(acpBenchScript))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := modelserver.New(script, modelserver.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { srv.Close() })
+	_, url := scriptedServer(b, acpBenchScript)
 	w := newWorld(b, "acp", fmt.Sprintf("[tools.codex]\npath = %q\ntransport = \"acp\"\nacp_path = %q\n", agentBin, acpBin))
 	env, err := devenv.Prepare(filepath.Join(benchDir, "acp", "home"), url, devenv.Options{Programs: []string{"codex-acp"}})
 	if err != nil {

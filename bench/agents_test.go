@@ -115,16 +115,7 @@ func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
 	if err != nil {
 		b.Fatalf("%s is not installed; run `make agents`: %v", tool, err)
 	}
-	sc, err := modelserver.Parse([]byte(agentScript))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := modelserver.New(sc, modelserver.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { srv.Close() })
+	srv, url := scriptedServer(b, agentScript)
 
 	base := filepath.Join(benchDir, "agent-"+string(tool))
 	os.RemoveAll(base)

@@ -1,30 +1,18 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agent/event"
-	"github.com/csa-dev/csa/internal/agent/loop"
-	"github.com/csa-dev/csa/internal/agent/store"
-	"github.com/csa-dev/csa/internal/agent/tool"
-	"github.com/csa-dev/csa/internal/agent/tools"
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/providers"
 	"github.com/csa-dev/csa/internal/modelserver"
 )
 
@@ -49,16 +37,7 @@ type csaAgentWorld struct {
 
 func newCSAAgentWorld(b *testing.B, name, script string) *csaAgentWorld {
 	b.Helper()
-	sc, err := modelserver.Parse([]byte(script))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := modelserver.New(sc, modelserver.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { srv.Close() })
+	srv, url := scriptedServer(b, script)
 	dir := filepath.Join(benchDir, name)
 	os.RemoveAll(dir)
 	if err := os.MkdirAll(filepath.Join(dir, "proj"), 0o700); err != nil {
@@ -200,206 +179,4 @@ func BenchmarkAgentSessionRSS(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 	record("agent-rss", fmt.Sprintf("csa-agent: peak RSS, %d-turn session with tools", agentSessionTurns),
 		fmt.Sprintf("%.1f MB", float64(peak)/(1<<20)), "≤ 60 MB", verdict(peak <= agentRSSLimit))
-}
-
-// BenchmarkAgentTurn is issue 12's loop target: the loop's own time per
-// turn (building and encoding the request, streaming and decoding the
-// answer, dispatching the tool, recording) over raw HTTP to the same
-// server. The same 50-turn session runs through the loop, then its
-// requests are replayed as they were sent with plain net/http; the
-// difference per turn, less the tools' own run time, is the loop's cost.
-func BenchmarkAgentTurn(b *testing.B) {
-	sc, err := modelserver.Parse([]byte(sessionScript(agentSessionTurns)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := modelserver.New(sc, modelserver.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	dir := filepath.Join(benchDir, "agent-turn")
-	os.RemoveAll(dir)
-	os.MkdirAll(dir, 0o700)
-	writeDataFile(b, dir)
-	var per []time.Duration
-	for i := 0; i < b.N; i++ {
-		rec := &recorder{base: http.DefaultTransport}
-		prov, err := providers.New("anthropic", providers.Config{BaseURL: url, APIKey: "bench", Client: &http.Client{Transport: rec}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		conv, err := store.Create(filepath.Join(dir, "sessions"), fmt.Sprintf("s%d", i), store.Record{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		env := &tool.Env{Cwd: dir, Roots: []string{dir}, Files: tool.NewFileState(), Jobs: tool.NewJobs(filepath.Join(dir, "jobs")),
-			Todos: &tool.Todos{}, SpillDir: filepath.Join(dir, "spill")}
-		tt := &toolTimer{started: map[string]time.Time{}}
-		a := loop.New(loop.Config{Provider: prov, Model: "claude-bench", System: "Working directory: " + dir,
-			Tools: tools.All(), Env: env, Sink: event.Multi{conv, tt}, Record: func(m llm.Message) { conv.Message(m) }}, nil)
-		start := time.Now()
-		out := a.Run(context.Background(), llm.UserText("long session"))
-		loopTime := time.Since(start)
-		conv.Close()
-		if out.End != loop.EndDone || out.Turns != agentSessionTurns+1 {
-			b.Fatalf("session ended %s after %d turns: %v", out.End, out.Turns, out.Err)
-		}
-		start = time.Now()
-		for _, body := range rec.bodies {
-			replay(b, url+"/v1/messages", body)
-		}
-		rawTime := time.Since(start)
-		per = append(per, (loopTime-rawTime-tt.total)/time.Duration(out.Turns))
-	}
-	p50, p90 := report(b, "loop-per-turn", per)
-	record("agent-turn", "csa-agent: the loop's own time per turn", fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(p50), ms(p90)),
-		"≤ 2 ms", within(p50, p90, agentTurnLimit))
-}
-
-// toolTimer sums the tools' own run time (their work is not the loop's).
-type toolTimer struct {
-	mu      sync.Mutex
-	started map[string]time.Time
-	total   time.Duration
-}
-
-func (t *toolTimer) Emit(e event.Event) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch e.Kind {
-	case event.ToolStarted:
-		t.started[e.ToolID] = e.Time
-	case event.ToolFinished:
-		if s, ok := t.started[e.ToolID]; ok {
-			t.total += e.Time.Sub(s)
-		}
-	}
-}
-
-// recorder keeps the bodies of the requests it carries.
-type recorder struct {
-	base   http.RoundTripper
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	r.bodies = append(r.bodies, body)
-	r.mu.Unlock()
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	return r.base.RoundTrip(req)
-}
-
-// replay posts body as the Anthropic client did and reads the whole
-// answer.
-func replay(b *testing.B, url string, body []byte) {
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("content-type", "application/json")
-	req.Header.Set("x-api-key", "bench")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-}
-
-// BenchmarkAgentParallelReads is issue 12's concurrency target: a turn of
-// 8 reads of slow files (named pipes whose writer answers 200 ms after the
-// reader opens them) takes about one read's time, not eight. It reports
-// the tool phase of that turn (first start to last end, from the session's
-// events) against a turn of one such read.
-func BenchmarkAgentParallelReads(b *testing.B) {
-	const slow = 200 * time.Millisecond
-	script := "[[rule]]\ncontains = \"read eight\"\n  [[rule.step]]\n  calls = ["
-	for i := 1; i <= 8; i++ {
-		script += fmt.Sprintf("{ name = \"Read\", args = { file_path = \"p%d\" } },", i)
-	}
-	script += "]\n  [[rule.step]]\n  text = \"eight read\"\n[[rule]]\ncontains = \"read one\"\n  [[rule.step]]\n  call = { name = \"Read\", args = { file_path = \"p1\" } }\n  [[rule.step]]\n  text = \"one read\"\n"
-	w := newCSAAgentWorld(b, "agent-parallel", script)
-	proj := filepath.Join(w.dir, "proj")
-	var ratios []float64
-	var eights []time.Duration
-	for i := 0; i < b.N; i++ {
-		one := slowReads(b, w, proj, 1, slow, "read one")
-		eight := slowReads(b, w, proj, 8, slow, "read eight")
-		eights = append(eights, eight)
-		ratios = append(ratios, float64(eight)/float64(one))
-	}
-	p50, p90 := report(b, "eight-reads", eights)
-	worst := 0.0
-	for _, r := range ratios {
-		worst = max(worst, r)
-	}
-	b.ReportMetric(worst, "worst-ratio-8-to-1")
-	record("agent-parallel", "csa-agent: turn of 8 slow reads (200 ms each)",
-		fmt.Sprintf("p50 %.0f ms, p90 %.0f ms; worst 8-to-1 ratio %.2f", ms(p50), ms(p90), worst),
-		"≈ one read", verdict(worst < 2))
-}
-
-// slowReads makes n named pipes that each answer slow after their reader
-// opens them, runs the prompt, and returns the tool phase's duration.
-func slowReads(b *testing.B, w *csaAgentWorld, proj string, n int, slow time.Duration, prompt string) time.Duration {
-	var wg sync.WaitGroup
-	for i := 1; i <= n; i++ {
-		p := filepath.Join(proj, fmt.Sprintf("p%d", i))
-		os.Remove(p)
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			b.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f, err := os.OpenFile(p, os.O_WRONLY, 0) // blocks until the reader opens
-			if err != nil {
-				return
-			}
-			time.Sleep(slow)
-			f.WriteString("slow data\n")
-			f.Close()
-		}()
-	}
-	id := fmt.Sprintf("%08d-0000-4000-8000-%012d", n, time.Now().UnixNano()%1e12)
-	w.run(b, "--session-id", id, prompt)
-	wg.Wait()
-	return toolPhase(b, filepath.Join(w.dir, "state", "csa-agent", "sessions", id+".jsonl"))
-}
-
-// toolPhase is the time from the first tool start to the last tool end
-// recorded in a session file.
-func toolPhase(b *testing.B, path string) time.Duration {
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var first, last time.Time
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r store.Record
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Event == nil {
-			continue
-		}
-		switch r.Event.Kind {
-		case "tool_started":
-			if first.IsZero() {
-				first = r.Event.Time
-			}
-		case "tool_finished":
-			last = r.Event.Time
-		}
-	}
-	if first.IsZero() || last.IsZero() {
-		b.Fatalf("%s: no tool events", path)
-	}
-	return last.Sub(first)
 }

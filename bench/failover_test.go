@@ -11,7 +11,6 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
 )
 
 // failoverScript rate-limits the first model of the tier for good (by
@@ -57,16 +56,7 @@ func failover(b *testing.B, s *agents.Spec) {
 	case agents.CSAAgent: // provider/model: a provider it speaks
 		first = "csa-agent/anthropic/busy"
 	}
-	sc, err := modelserver.Parse([]byte(fmt.Sprintf(failoverScript, busy)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := modelserver.New(sc, modelserver.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { srv.Close() })
+	srv, url := scriptedServer(b, fmt.Sprintf(failoverScript, busy))
 	base := filepath.Join(benchDir, "failover-"+string(s.Tool))
 	os.RemoveAll(base)
 	proj, cfgDir := filepath.Join(base, "proj"), filepath.Join(base, "config")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/modelserver"
 )
 
 // Set by TestMain when benchmarks run.
@@ -234,4 +236,20 @@ func devNull(tb testing.TB) *os.File {
 	}
 	tb.Cleanup(func() { f.Close() })
 	return f
+}
+
+// scriptedServer serves script on 127.0.0.1 for the benchmark's length.
+func scriptedServer(b *testing.B, script string) (*modelserver.Server, string) {
+	b.Helper()
+	sc, err := modelserver.Parse([]byte(script))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := modelserver.New(sc, modelserver.Options{})
+	url, err := srv.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	return srv, url
 }

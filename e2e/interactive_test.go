@@ -51,51 +51,63 @@ func TestRealInteractive(t *testing.T) {
 	for _, tool := range []string{"claude-code", "codex"} {
 		t.Run(tool, func(t *testing.T) {
 			w := newWorld(t, interactiveScript)
-			sp := w.spawn(tool, "e2e interactive first")
+			sp, _ := w.twoTurns(t, tool, "e2e interactive second\nsent as two lines")
 			id := sp.SessionID
-			defer w.csa("kill", id)
-			w.waitState(id, "waiting_input")
-			w.send(id, "e2e interactive second\nsent as two lines")
-			w.waitState(id, "waiting_input")
-			var st struct {
-				Sessions []struct {
-					State   string `json:"state"`
-					Signals struct {
-						Turns        int    `json:"turns"`
-						Hooks        bool   `json:"hooks"`
-						HooksSilent  bool   `json:"hooks_silent"`
-						ClassifiedBy string `json:"classified_by"`
-					} `json:"signals"`
-				} `json:"sessions"`
-			}
-			out, _, _ := w.csa("status", "--json", id)
-			decode(t, out, &st)
-			// Judged by the real agent's hooks, not the fallback for silent ones.
-			if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 || s.Signals.HooksSilent || s.Signals.ClassifiedBy != "hooks" {
-				t.Fatalf("after two turns: %s", out)
-			}
-			var lg struct {
-				Source string `json:"source"`
-				Path   string `json:"path"`
-				Text   string `json:"text"`
-			}
-			out, code, _ := w.csa("logs", "--json", id)
-			decode(t, out, &lg)
-			if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "apples") || !strings.Contains(lg.Text, "pears") ||
-				!strings.Contains(lg.Text, "> e2e interactive second") {
-				tr, _ := os.ReadFile(lg.Path)
-				t.Fatalf("logs: %s\ntranscript: %s", out, tail(tr, 6000))
-			}
 			if _, code, stderr := w.csa("kill", id); code != 0 {
 				t.Fatalf("kill: exit %d: %s", code, stderr)
 			}
-			out, _, _ = w.csa("status", id)
+			out, _, _ := w.csa("status", id)
 			if f := strings.Fields(out); len(f) < 3 || f[2] != "killed" || !strings.Contains(out, "killed by csa kill") {
 				t.Fatalf("after kill: %s", out)
 			}
 			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)
 		})
 	}
+}
+
+// transcriptLogs is `csa logs --json` of an interactive session.
+type transcriptLogs struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Text   string `json:"text"`
+}
+
+// twoTurns spawns tool interactively with a first prompt, sends second
+// once the first turn is over and waits for the second to end; both turns
+// must be judged by the agent's own hooks (not the fallback for silent
+// ones) and both answers must be in csa logs, which it returns.
+func (w *world) twoTurns(t *testing.T, tool, second string) (spawned, transcriptLogs) {
+	t.Helper()
+	sp := w.spawn(tool, "e2e interactive first")
+	id := sp.SessionID
+	t.Cleanup(func() { w.csa("kill", id) }) // whatever fails on the way
+	w.waitState(id, "waiting_input")
+	w.send(id, second)
+	w.waitState(id, "waiting_input")
+	var st struct {
+		Sessions []struct {
+			Signals struct {
+				Turns        int    `json:"turns"`
+				Hooks        bool   `json:"hooks"`
+				HooksSilent  bool   `json:"hooks_silent"`
+				ClassifiedBy string `json:"classified_by"`
+			} `json:"signals"`
+		} `json:"sessions"`
+	}
+	out, _, _ := w.csa("status", "--json", id)
+	decode(t, out, &st)
+	if s := st.Sessions[0]; !s.Signals.Hooks || s.Signals.Turns != 2 || s.Signals.HooksSilent || s.Signals.ClassifiedBy != "hooks" {
+		t.Fatalf("after two turns: %s", out)
+	}
+	var lg transcriptLogs
+	out, code, _ := w.csa("logs", "--json", id)
+	decode(t, out, &lg)
+	if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "apples") || !strings.Contains(lg.Text, "pears") ||
+		!strings.Contains(lg.Text, "> e2e interactive second") {
+		tr, _ := os.ReadFile(lg.Path)
+		t.Fatalf("logs: %s\ntranscript: %s", out, tail(tr, 6000))
+	}
+	return sp, lg
 }
 
 // waitState waits (bounded) for an interactive session's state.

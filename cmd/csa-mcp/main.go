@@ -8,14 +8,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/csa-dev/csa/internal/mcpserver"
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
@@ -45,7 +44,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	csa, err := findCSA()
+	csa, err := proc.Sibling("csa")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
 		return 1
@@ -57,20 +56,4 @@ func run(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// findCSA is the csa built with this program (beside it), else csa on
-// PATH.
-func findCSA() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "csa")
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("csa")
-	if err != nil {
-		return "", fmt.Errorf("csa is neither beside csa-mcp nor on PATH")
-	}
-	return p, nil
 }

@@ -66,19 +66,14 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	}
 	// Everything the user could get wrong is checked: now the session
 	// may be created.
-	if err := s.openStore(model); err != nil {
+	history, err := s.openStore(model)
+	if err != nil {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
-	var history []llm.Message
-	if o.resume != "" {
-		if history, err = store.Load(store.Path(store.Dir(sio.Getenv), s.id)); err != nil {
-			return nil, err
-		}
-	}
 	settings := cfg.ModelSettings(s.spec, model)
 	s.compactor = compact.New(compact.Config{Window: settings.ContextWindow, Threshold: settings.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
@@ -140,22 +135,21 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	return s, nil
 }
 
-// openStore creates or reopens the session's conversation file.
-func (s *session) openStore(model string) error {
+// openStore creates the session's conversation file, or reopens it and
+// returns the conversation so far.
+func (s *session) openStore(model string) (history []llm.Message, err error) {
 	dir := store.Dir(s.io.Getenv)
-	var err error
-	switch {
-	case s.o.resume != "":
+	if s.o.resume != "" {
 		s.id = s.o.resume
-		s.conv, _, err = store.Open(dir, s.id)
-	default:
-		s.id = s.o.sessionID
-		if s.id == "" {
-			s.id = csasession.NewUUID()
-		}
-		s.conv, err = store.Create(dir, s.id, store.Record{Model: model, Cwd: s.io.Cwd})
+		s.conv, history, err = store.Open(dir, s.id)
+		return history, err
 	}
-	return err
+	s.id = s.o.sessionID
+	if s.id == "" {
+		s.id = csasession.NewUUID()
+	}
+	s.conv, err = store.Create(dir, s.id, store.Record{Model: model, Cwd: s.io.Cwd})
+	return nil, err
 }
 
 func (s *session) close() {

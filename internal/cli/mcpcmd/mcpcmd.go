@@ -4,10 +4,7 @@
 package mcpcmd
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -30,25 +27,11 @@ review. A call made from inside a csa session makes a child of that session.
 The server is csa-mcp, built and installed beside csa (make build, make install).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, err := find()
+			path, err := proc.Sibling(Program)
 			if err != nil {
 				return err
 			}
 			return proc.Replace(path, []string{path, "server"}, os.Environ())
 		},
 	}
-}
-
-// find is csa-mcp beside csa's own executable, else on PATH.
-func find() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), Program)
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath(Program); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s is neither beside csa nor on PATH: it is built with csa (make build, make install)", Program)
 }

@@ -1,0 +1,24 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Sibling finds program beside this process's own executable (make build
+// and make install put csa's programs side by side, and the one built with
+// this program wins), else on PATH.
+func Sibling(program string) (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), program)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(program); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is neither beside %s nor on PATH: it is built with csa (make build, make install)", program, filepath.Base(os.Args[0]))
+}
