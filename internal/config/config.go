@@ -38,6 +38,8 @@ type Config struct {
 	Review   ReviewConfig      `toml:"review"`
 	// Interactive tunes sessions run in tmux (csa run -i).
 	Interactive InteractiveConfig `toml:"interactive"`
+	// MCP is the MCP hub every run's agent shares (csa mcp).
+	MCP MCPConfig `toml:"mcp"`
 }
 
 // InteractiveConfig tunes interactive sessions and their classifier.
@@ -211,6 +213,7 @@ func Default() Config {
 			Width: 200, Height: 50,
 		},
 	}
+	c.MCP = defaultMCP()
 	c.Tools = ToolsConfig{}
 	for _, s := range agents.Registry {
 		tc := ToolConfig{Path: s.Program.Name, Enabled: true, Yolo: true, Transport: transport.CLI}

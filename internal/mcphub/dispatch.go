@@ -19,7 +19,7 @@ type dispatch struct {
 }
 
 func (d *dispatch) init(cfg ServerConfig) {
-	d.limit, d.queueMax = cfg.Concurrency, cfg.queueMax()
+	d.limit, d.queueMax = cfg.Concurrency, cfg.QueueMax()
 	d.kick = make(chan struct{}, 1)
 }
 

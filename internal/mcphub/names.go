@@ -49,7 +49,7 @@ func buildCatalog(ctx context.Context, bs []*backend) (*catalog, []error) {
 			if json.Unmarshal(raw, &def) != nil || json.Unmarshal(def["name"], &name) != nil || name == "" {
 				continue
 			}
-			if !bs[i].cfg.exposes(name) {
+			if !bs[i].cfg.Exposes(name) {
 				continue
 			}
 			entries = append(entries, entry{i, name, def})
