@@ -47,4 +47,3 @@ func ParseConfig(b []byte) (*Config, error) {
 	}
 	return &c, nil
 }
-
