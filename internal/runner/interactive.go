@@ -37,7 +37,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	dir := store.Dir(st.ID)
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
-		NewSessionID: session.NewUUID(), Dir: dir,
+		NewSessionID: session.NewUUID(), Dir: dir, MCP: req.mcpFor(), Getenv: req.programEnv,
 		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
@@ -40,6 +41,14 @@ type Request struct {
 	ACPProgram string
 	// GiveUpAfterRetries: see Spec.
 	GiveUpAfterRetries int
+	// MCP are the MCP servers given to the program (csa's hub), nil for
+	// none; MCPWarning tells why a run that should have had them has not.
+	MCP        []agents.MCPServer
+	MCPWarning string
+	// Getenv reads the environment the program inherits from csa (the
+	// tool's configured env over it), for programs whose variables csa
+	// adds to; nil for none.
+	Getenv func(string) string
 	// resume is the provider session a resumed turn continues.
 	resume string
 }
@@ -81,12 +90,14 @@ func (r *Run) Release() {
 // spec, and takes the supervisor lock before the state is first written,
 // so the session is never mistaken for a crashed one.
 func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", session.NewUUID()))
+	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
 		return nil, err
 	}
-	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, store.Dir(st.ID), "", session.NewUUID()))
 	if err != nil {
+		h.Release()
+		store.Remove(st.ID)
 		return nil, err
 	}
 	st.Tier = req.Tier
@@ -122,7 +133,7 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 		h.Release()
 		return nil, fmt.Errorf("session %s cannot be resumed: %s recorded no provider session id", id, st.Tool)
 	}
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, st.ProviderSessionID, ""))
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, store.Dir(id), st.ProviderSessionID, ""))
 	if err != nil {
 		h.Release()
 		return nil, err
@@ -146,11 +157,35 @@ type BusyError struct{ ID string }
 
 func (e *BusyError) Error() string { return fmt.Sprintf("session %s is running", e.ID) }
 
-func agentRequest(req Request, resume, fresh string) agents.Request {
+func agentRequest(req Request, dir, resume, fresh string) agents.Request {
 	return agents.Request{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo,
 		ResumeID: resume, NewSessionID: fresh, Root: os.Geteuid() == 0,
+		MCP: req.mcpFor(), Dir: dir, Getenv: req.programEnv,
 	}
+}
+
+// mcpFor is the MCP servers the run's program takes: none for a tool
+// without an MCP client.
+func (req Request) mcpFor() []agents.MCPServer {
+	if s, ok := agents.Lookup(string(req.Tool)); !ok || !s.MCPClient {
+		return nil
+	}
+	return req.MCP
+}
+
+// programEnv reads a variable the program will see: the tool's configured
+// env wins over csa's own environment.
+func (req Request) programEnv(key string) string {
+	for i := len(req.ToolEnv) - 1; i >= 0; i-- {
+		if k, v, _ := strings.Cut(req.ToolEnv[i], "="); k == key {
+			return v
+		}
+	}
+	if req.Getenv == nil {
+		return ""
+	}
+	return req.Getenv(key)
 }
 
 // describe records how this turn runs.
@@ -165,6 +200,7 @@ func describe(st *session.State, req Request, inv agents.Invocation) {
 		st.PromptVia = "stdin"
 	}
 	st.Detached = req.Detached
+	st.MCP = agents.MCPNames(req.mcpFor())
 	st.TimeoutMS, st.IdleMS, st.GraceMS = req.Timeout.Milliseconds(), req.IdleTimeout.Milliseconds(), req.Grace.Milliseconds()
 	if inv.ProviderSessionID != "" {
 		st.ProviderSessionID = inv.ProviderSessionID
@@ -179,6 +215,9 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
 		ACP: acpSpec(req, req.resume), GiveUpAfterRetries: req.GiveUpAfterRetries,
 	}
+	if req.MCPWarning != "" {
+		sp.Warnings = append(sp.Warnings, req.MCPWarning)
+	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index
 	}
@@ -191,6 +230,9 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		errs = append(errs, fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)))
 	} else {
 		os.Remove(store.Path(st.ID, session.PromptFile)) // a resumed session's earlier prompt
+	}
+	for path, data := range inv.Files {
+		errs = append(errs, fsutil.WriteFileReplace(path, data))
 	}
 	if save {
 		errs = append(errs, store.Save(st))
