@@ -46,8 +46,6 @@ type Request struct {
 	// MCP are the MCP servers to give the program for this run, added to
 	// the user's own. A tool without an MCP client ignores them.
 	MCP []MCPServer
-	// Dir is the session directory, for files the program reads at start.
-	Dir string
 	// Getenv reads the environment the program inherits (nil for none),
 	// for a variable csa adds to rather than replaces.
 	Getenv func(string) string
@@ -62,8 +60,6 @@ type Invocation struct {
 	Stdin []byte
 	// ProviderSessionID is known up front when the caller chose it.
 	ProviderSessionID string
-	// Files to write (path -> content) before the program starts.
-	Files map[string][]byte
 }
 
 // Outcome is what a finished run produced, as far as the adapter can tell

@@ -13,7 +13,6 @@ var geminiSpec = Spec{
 	Program:           Program{"gemini", "@google/gemini-cli"},
 	Family:            FamilyGoogle,
 	InitialEstimateMB: 1024,
-	MCPClient:         true,
 	Adapter:           geminiCLI{},
 	Interactive:       geminiInteractive,
 }
@@ -27,10 +26,6 @@ func (geminiCLI) NewParser() Parser { return &geminiParser{} }
 // install, so its turns are judged by CPU and output.
 func geminiInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
-	var err error
-	if inv.Env, inv.Files, err = geminiMCP(r.MCP, r.Dir, r.Getenv); err != nil {
-		return inv, err
-	}
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--yolo")
 	}
@@ -41,10 +36,6 @@ func geminiInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 
 func (geminiCLI) Build(r Request) (Invocation, error) {
 	inv := Invocation{Args: []string{"--output-format", "stream-json"}}
-	var err error
-	if inv.Env, inv.Files, err = geminiMCP(r.MCP, r.Dir, r.Getenv); err != nil {
-		return inv, err
-	}
 	inv.Args = appendFlag(inv.Args, "-m", r.Model)
 	if r.Yolo {
 		// Headless yolo also means trusting the working directory, which

@@ -2,11 +2,7 @@ package agents
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -108,63 +104,13 @@ func opencodeMCPEnv(servers []MCPServer, getenv func(string) string) ([]string, 
 	return []string{opencodeConfigContent + "=" + string(b)}, nil
 }
 
-// Gemini CLI merges four settings files: system defaults, the user's, the
-// project's and the system's, mcpServers shallowly (a union of servers by
-// name). csa gives its servers as the system defaults, the lowest layer, in
-// a file of the session's own: every server the user configured is kept,
-// and one the user named alike wins. The system defaults file that would
-// have been read (an administrator's) is copied into it.
-const (
-	geminiDefaultsEnv = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
-	geminiSettingsEnv = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
-	geminiDefaultsDir = "/etc/gemini-cli"
-	// GeminiMCPFile is the system defaults file csa writes in the session
-	// directory.
-	GeminiMCPFile = "gemini-system-defaults.json"
-)
-
-// geminiMCP is the environment and the file that give Gemini CLI the
-// servers; dir is the session directory.
-func geminiMCP(servers []MCPServer, dir string, getenv func(string) string) (env []string, files map[string][]byte, err error) {
-	if len(servers) == 0 {
-		return nil, nil, nil
-	}
-	if dir == "" {
-		return nil, nil, errors.New("gemini-cli: MCP servers need the session directory")
-	}
-	admin := lookup(getenv, geminiDefaultsEnv)
-	if admin == "" {
-		settingsDir := geminiDefaultsDir
-		if p := lookup(getenv, geminiSettingsEnv); p != "" {
-			settingsDir = filepath.Dir(p)
-		}
-		admin = filepath.Join(settingsDir, "system-defaults.json")
-	}
-	settings := map[string]any{}
-	switch b, rerr := os.ReadFile(admin); {
-	case errors.Is(rerr, fs.ErrNotExist):
-	case rerr != nil:
-		return nil, nil, fmt.Errorf("gemini-cli: read its system defaults to add MCP servers to them: %w", rerr)
-	default:
-		if err := json.Unmarshal(b, &settings); err != nil {
-			return nil, nil, fmt.Errorf("gemini-cli: its system defaults %s are not plain JSON, so csa cannot add its MCP server to them (use --no-mcp): %v", admin, err)
-		}
-	}
-	mcp, _ := settings["mcpServers"].(map[string]any)
-	if mcp == nil {
-		mcp = map[string]any{}
-	}
-	for _, s := range servers {
-		mcp[s.Name] = map[string]any{"command": s.Command, "args": nonNil(s.Args)}
-	}
-	settings["mcpServers"] = mcp
-	b, err := json.MarshalIndent(settings, "", "  ")
-	if err != nil {
-		return nil, nil, err
-	}
-	path := filepath.Join(dir, GeminiMCPFile)
-	return []string{geminiDefaultsEnv + "=" + path}, map[string][]byte{path: b}, nil
-}
+// Gemini CLI has no per-invocation way to add an MCP server: its flags
+// only filter the configured ones, its extensions and its user and project
+// settings are the user's files, and the system settings and defaults,
+// whose paths a variable can move (GEMINI_CLI_SYSTEM_SETTINGS_PATH,
+// GEMINI_CLI_SYSTEM_DEFAULTS_PATH), are skipped unless the file and every
+// directory above it are owned by root and writable by no one else (its
+// settings loader checks, 0.61). So it is given none.
 
 func lookup(getenv func(string) string, key string) string {
 	if getenv == nil {

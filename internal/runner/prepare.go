@@ -90,14 +90,12 @@ func (r *Run) Release() {
 // spec, and takes the supervisor lock before the state is first written,
 // so the session is never mistaken for a crashed one.
 func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
-	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", session.NewUUID()))
 	if err != nil {
 		return nil, err
 	}
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, store.Dir(st.ID), "", session.NewUUID()))
+	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
-		h.Release()
-		store.Remove(st.ID)
 		return nil, err
 	}
 	st.Tier = req.Tier
@@ -133,7 +131,7 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 		h.Release()
 		return nil, fmt.Errorf("session %s cannot be resumed: %s recorded no provider session id", id, st.Tool)
 	}
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, store.Dir(id), st.ProviderSessionID, ""))
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, st.ProviderSessionID, ""))
 	if err != nil {
 		h.Release()
 		return nil, err
@@ -157,11 +155,11 @@ type BusyError struct{ ID string }
 
 func (e *BusyError) Error() string { return fmt.Sprintf("session %s is running", e.ID) }
 
-func agentRequest(req Request, dir, resume, fresh string) agents.Request {
+func agentRequest(req Request, resume, fresh string) agents.Request {
 	return agents.Request{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo,
 		ResumeID: resume, NewSessionID: fresh, Root: os.Geteuid() == 0,
-		MCP: req.mcpFor(), Dir: dir, Getenv: req.programEnv,
+		MCP: req.mcpFor(), Getenv: req.programEnv,
 	}
 }
 
@@ -230,9 +228,6 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		errs = append(errs, fsutil.WriteFileReplace(store.Path(st.ID, session.PromptFile), []byte(req.Prompt)))
 	} else {
 		os.Remove(store.Path(st.ID, session.PromptFile)) // a resumed session's earlier prompt
-	}
-	for path, data := range inv.Files {
-		errs = append(errs, fsutil.WriteFileReplace(path, data))
 	}
 	if save {
 		errs = append(errs, store.Save(st))
