@@ -215,3 +215,31 @@ func inspectState(t *testing.T, w *world, id string) mcpState {
 	}
 	return st
 }
+
+// TestRunGoesOnWithoutTheHub: when csa cannot make sure of its hub (here
+// its socket directory is not private) the run goes on without MCP, with
+// a warning on stderr and in its events.
+func TestRunGoesOnWithoutTheHub(t *testing.T) {
+	w, _ := hubWorld(t, `name = "mcp__csa__get-sum"`, "")
+	rt := t.TempDir()
+	if err := os.Mkdir(filepath.Join(rt, "csa"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.env = devenv.Merge(w.env, []string{"XDG_RUNTIME_DIR=" + rt})
+	out, code, stderr := w.csa("run", "--json", "--tool", "claude-code", "e2e hub sum without a hub")
+	if code != 0 || !strings.Contains(stderr, "csa: warning: mcp: the run goes on without csa's MCP hub") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var r result
+	decode(t, out, &r)
+	if r.Result != "The tool gave no answer." {
+		t.Fatalf("%+v", r)
+	}
+	evs, _, _ := w.csa("logs", "--events", r.SessionID)
+	if !strings.Contains(evs, "warning") || !strings.Contains(evs, "not a private directory") {
+		t.Fatalf("events:\n%s", evs)
+	}
+	if st := inspectState(t, w, r.SessionID); st.MCP != nil {
+		t.Fatalf("state mcp %v", st.MCP)
+	}
+}
