@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,7 +27,10 @@ func runStatus(args []string) int {
 	r, err := mcphub.AskStatus(*socket, 5*time.Second)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp status:", err)
-		return exitNoHub
+		if errors.Is(err, mcphub.ErrNoHub) {
+			return exitNoHub
+		}
+		return 1
 	}
 	if *asJSON {
 		if r.Backends == nil {

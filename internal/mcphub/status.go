@@ -36,7 +36,7 @@ func (h *Hub) Report() Report {
 func AskStatus(socket string, timeout time.Duration) (*Report, error) {
 	conn, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("no hub on %s: %w", socket, err)
+		return nil, fmt.Errorf("%w on %s", ErrNoHub, socket)
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(timeout))
