@@ -44,6 +44,7 @@ type Hub struct {
 	progress map[string]progressRoute
 	nextTok  int64
 	idle     idleTimer
+	current  map[string]map[backendKey]bool // by project: the backends its configuration gives now (retire.go)
 }
 
 // backendKey tells backends apart: by name, by project for a
@@ -119,6 +120,15 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	keys := make(map[string]backendKey, len(servers))
+	current := make(map[backendKey]bool, len(servers))
+	for n, cfg := range servers {
+		key := backendKey{name: n, def: definitionHash(cfg)}
+		if cfg.Scope == config.MCPProject {
+			key.project = project
+		}
+		keys[n], current[key] = key, true
+	}
 	names := only
 	if len(names) == 0 {
 		for n := range servers {
@@ -127,16 +137,16 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.resolved(project, current) {
+		go h.retire()
+	}
 	var bs []*backend
 	for _, n := range names {
 		cfg, ok := servers[n]
 		if !ok {
 			return nil, fmt.Errorf("no MCP server %q is configured for this client (project %q)", n, project)
 		}
-		key := backendKey{name: n, def: definitionHash(cfg)}
-		if cfg.Scope == config.MCPProject {
-			key.project = project
-		}
+		key := keys[n]
 		b := h.backends[key]
 		if b == nil {
 			b = newBackend(h, n, key.project, cfg)

@@ -53,6 +53,9 @@ func (h *Hub) left(cl *client) {
 	if len(h.active) == 0 {
 		h.armIdle()
 	}
+	if len(h.superseded()) > 0 {
+		go h.retire()
+	}
 }
 
 // armIdle starts the idle timer (h.mu held).

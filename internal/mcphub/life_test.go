@@ -265,3 +265,42 @@ func TestListenReplacesAStaleSocket(t *testing.T) {
 		t.Fatalf("second Listen: %v, want ErrHubRunning", err)
 	}
 }
+
+// A backend whose definition changed serves the clients that still see it,
+// then is stopped once none does.
+func TestSupersededBackendRetired(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "config.toml")
+	write(t, global, serverTOML(t, "g", "MCPHUB_TOOLS=pid"))
+	h, socket, _ := serveHub(t, CSAConfig(global), 0)
+	old := connect(t, socket, Hello{}, nil)
+	var oldPid, newPid int
+	fmt.Sscan(mustCall(t, old, "pid", args{}), &oldPid)
+	write(t, global, serverTOML(t, "g", "MCPHUB_TOOLS=pid", "MCPHUB_NAME=changed"))
+	fresh := connect(t, socket, Hello{}, nil)
+	fmt.Sscan(mustCall(t, fresh, "pid", args{}), &newPid)
+	if oldPid == newPid {
+		t.Fatal("a changed definition shares the old backend")
+	}
+	// Still seen by the old client: kept, and it still answers.
+	var again int
+	fmt.Sscan(mustCall(t, old, "pid", args{}), &again)
+	if again != oldPid || len(h.Status()) != 2 {
+		t.Fatalf("old client answered by %d (was %d); backends %+v", again, oldPid, h.Status())
+	}
+	old.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for proc.Alive(oldPid) || len(h.Status()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("superseded backend %d not retired: alive %v, backends %+v", oldPid, proc.Alive(oldPid), h.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := h.Status(); s[0].PID != newPid {
+		t.Fatalf("left: %+v, want the new backend %d", s, newPid)
+	}
+	fmt.Sscan(mustCall(t, fresh, "pid", args{}), &again)
+	if again != newPid {
+		t.Fatalf("new client answered by %d, want %d", again, newPid)
+	}
+}
