@@ -23,6 +23,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if name := os.Getenv("CSAMCP_TEST_SERVER"); name != "" {
+		os.Exit(testServer(name))
+	}
 	dir, err := os.MkdirTemp("", "csa-mcp-test")
 	if err != nil {
 		panic(err)

@@ -221,3 +221,34 @@ func TestHubEnv(t *testing.T) {
 		t.Fatalf("hubEnv = %q, want %q", env, want)
 	}
 }
+
+// BenchmarkEnsureAnswering is what every run that gets MCP pays when the
+// hub runs: one dial.
+func BenchmarkEnsureAnswering(b *testing.B) {
+	dir, err := os.MkdirTemp("", "mcplink")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	socket := filepath.Join(dir, SocketName)
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	getenv := func(string) string { return "" }
+	for b.Loop() {
+		if err := Ensure(context.Background(), "/nonexistent", socket, getenv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
