@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/mcplink"
@@ -47,14 +45,13 @@ const codexSearch = `  [[rule.step]]
 `
 
 // hubWorld is a world whose csa config has server-everything as an MCP
-// server, with csa's hub listening for it on the world's own runtime
-// directory. call names the hub's tool as the program offers it; first
-// are the steps before the call (a tool search).
+// server; the first csa run that needs csa's hub starts it, on the world's
+// own runtime directory. call names the hub's tool as the program offers
+// it; first are the steps before the call (a tool search).
 func hubWorld(t *testing.T, call, first string) (*world, string) {
 	t.Helper()
 	everything := testmcp.Require(t, testmcp.Everything)
 	w := newWorld(t, fmt.Sprintf(mcpScript, call, first))
-	server := fmt.Sprintf("[servers.everything]\ncommand = %q\n", everything)
 	appendConfig(t, w, "\n[mcp.servers.everything]\ncommand = "+strconv.Quote(everything)+"\n")
 	// A socket path must be short: a runtime directory of its own under
 	// /tmp, not the test's deep temporary directory.
@@ -62,45 +59,28 @@ func hubWorld(t *testing.T, call, first string) (*world, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(rt) })
 	w.env = devenv.Merge(w.env, []string{"XDG_RUNTIME_DIR=" + rt})
-	socket, err := mcplink.Socket(func(k string) string { return envOf(w.env, k) })
+	getenv := func(k string) string { return envOf(w.env, k) }
+	socket, err := mcplink.Socket(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hubCfg := filepath.Join(t.TempDir(), "hub.toml")
-	if err := os.WriteFile(hubCfg, []byte(server), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	startHub(t, w, socket, hubCfg)
-	return w, socket
-}
-
-// startHub runs csa-mcp's hub for the test (until the hub reads csa's own
-// config, csa run finds it answering rather than starting one).
-func startHub(t *testing.T, w *world, socket, cfg string) {
-	t.Helper()
-	var logb strings.Builder
-	hub := exec.Command(filepath.Join(filepath.Dir(csaBin), "csa-mcp"), "hub", "--socket", socket, "--config", cfg)
-	hub.Env, hub.Stdout, hub.Stderr = w.env, &logb, &logb
-	if err := hub.Start(); err != nil {
-		t.Fatal(err)
-	}
+	env := w.env
 	t.Cleanup(func() {
-		hub.Process.Kill()
-		hub.Wait()
+		// The hub csa run started outlives the run (it serves the next
+		// ones): stop it, and show its log when the test failed.
+		stop := exec.Command(csaBin, "mcp", "stop")
+		stop.Env = env
+		if out, err := stop.CombinedOutput(); err != nil && mcplink.Answers(socket) {
+			t.Errorf("csa mcp stop: %v\n%s", err, out)
+		}
 		if t.Failed() {
-			t.Logf("hub log:\n%s", logb.String())
+			b, _ := os.ReadFile(mcplink.LogFile(getenv))
+			t.Logf("hub log:\n%s", b)
 		}
+		os.RemoveAll(rt)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for !mcplink.Answers(socket) {
-		if ctx.Err() != nil {
-			t.Fatalf("the hub does not answer on %s: %s", socket, logb.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return w, socket
 }
 
 func envOf(env []string, key string) string {
