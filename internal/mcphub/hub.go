@@ -17,8 +17,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-
-	"github.com/csa-dev/csa/internal/proc"
 )
 
 // hubProtocolVersion is what the hub asks its backends for and offers
@@ -34,7 +32,9 @@ type Hub struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	done <-chan struct{}
-	gen  atomic.Int64 // bumped whenever a backend's tools may have changed
+	gen  atomic.Int64 // bumped whenever a backend's tools or prompts may have changed
+
+	cacheDir string // known tool lists of lazy servers, known.go
 
 	mu       sync.Mutex
 	backends map[[2]string]*backend // by name and project ("" when shared)
@@ -138,22 +138,6 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	return sortedBackends(bs), nil
 }
 
-// toolsChanged tells every client that sees b.
-func (h *Hub) toolsChanged(b *backend) {
-	h.gen.Add(1)
-	h.mu.Lock()
-	var cls []*client
-	for c := range h.clients {
-		cls = append(cls, c)
-	}
-	h.mu.Unlock()
-	for _, c := range cls {
-		if c.sees(b) {
-			c.out.send(notification("notifications/tools/list_changed", nil))
-		}
-	}
-}
-
 // progressToken gives a call a token unique in the hub, as two clients'
 // tokens may be equal.
 func (h *Hub) progressToken(cl *client, token json.RawMessage) string {
@@ -192,15 +176,27 @@ func (h *Hub) routeProgress(m *msg) {
 
 // BackendStatus is one backend as `status` shows it.
 type BackendStatus struct {
-	Name     string `json:"name"`
-	Project  string `json:"project,omitempty"`
-	PID      int    `json:"pid"` // 0 when not running
+	Name      string `json:"name"`
+	Project   string `json:"project,omitempty"`
+	Transport string `json:"transport"` // stdio or http
+	// State is running, starting, backoff (waiting to restart after a
+	// crash), exited, stopped (idle) or not started.
+	State    string `json:"state"`
+	PID      int    `json:"pid"` // 0 when not running, and for http
 	RSS      int64  `json:"rss_bytes"`
 	InFlight int    `json:"in_flight"`
 	Queued   int    `json:"queued"`
 	Calls    int    `json:"calls"`
 	Errors   int    `json:"errors"`
-	Restarts int    `json:"restarts"`
+	Restarts int    `json:"restarts"` // after crashes
+	// Starts counts every start; IdleStops the stops after idle_ttl;
+	// Reinits the HTTP sessions renewed after the server forgot one.
+	Starts    int `json:"starts"`
+	IdleStops int `json:"idle_stops"`
+	Reinits   int `json:"reinits"`
+	// Sandbox is the resource layer enforcing memory_max_mb and
+	// pids_max (cgroup1, cgroup2, systemd, setrlimit, none).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Status lists the backends started so far, by name.
@@ -213,15 +209,7 @@ func (h *Hub) Status() []BackendStatus {
 	h.mu.Unlock()
 	var out []BackendStatus
 	for _, b := range bs {
-		b.mu.Lock()
-		s := BackendStatus{Name: b.name, Project: b.project, InFlight: b.inflight, Queued: len(b.waiting),
-			Calls: b.calls, Errors: b.errors, Restarts: b.restarts}
-		if b.conn != nil {
-			s.PID = b.conn.p.Pid
-			s.RSS, _ = proc.RSS(s.PID)
-		}
-		b.mu.Unlock()
-		out = append(out, s)
+		out = append(out, b.status())
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Name+"\x00"+out[i].Project < out[j].Name+"\x00"+out[j].Project
