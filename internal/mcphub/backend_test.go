@@ -16,11 +16,21 @@ import (
 // binary run again with MCPHUB_BACKEND set. MCPHUB_NAME prefixes echo's
 // answers; MCPHUB_TOOLS (comma-separated) limits the tools it has.
 func testBackend() {
-	name := os.Getenv("MCPHUB_NAME")
-	only := strings.Split(os.Getenv("MCPHUB_TOOLS"), ",")
+	s := testServer(os.Getenv("MCPHUB_NAME"), os.Getenv("MCPHUB_TOOLS"))
+	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
+		fmt.Fprintln(os.Stderr, "test backend:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// testServer is the test MCP server: echo answers prefixed with name,
+// only the tools named in tools (comma-separated) if any.
+func testServer(name, tools string) *mcp.Server {
+	only := strings.Split(tools, ",")
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, nil)
 	add := func(tool string, desc string, h mcp.ToolHandlerFor[args, any]) {
-		if os.Getenv("MCPHUB_TOOLS") == "" || slices.Contains(only, tool) {
+		if tools == "" || slices.Contains(only, tool) {
 			mcp.AddTool(s, &mcp.Tool{Name: tool, Description: desc}, h)
 		}
 	}
@@ -73,7 +83,7 @@ func testBackend() {
 		})
 		return text("added"), nil, nil
 	})
-	if os.Getenv("MCPHUB_TOOLS") != "" {
+	if tools != "" {
 		for _, t := range only {
 			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool"}, t) {
 				mcp.AddTool(s, &mcp.Tool{Name: t}, func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
@@ -82,11 +92,7 @@ func testBackend() {
 			}
 		}
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
-		fmt.Fprintln(os.Stderr, "test backend:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	return s
 }
 
 type args struct {

@@ -37,8 +37,8 @@ func server(t *testing.T, env ...string) ServerConfig {
 }
 
 // startHub serves cfg on a socket in a short temporary directory (socket
-// paths are limited to 108 bytes).
-func startHub(t *testing.T, servers map[string]ServerConfig) (*Hub, string) {
+// paths are limited to 108 bytes); setup runs before it serves.
+func startHub(t *testing.T, servers map[string]ServerConfig, setup ...func(*Hub)) (*Hub, string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hub")
 	if err != nil {
@@ -50,6 +50,9 @@ func startHub(t *testing.T, servers map[string]ServerConfig) (*Hub, string) {
 		t.Fatal(err)
 	}
 	h := New(&Config{Servers: servers}, testLog{t})
+	for _, f := range setup {
+		f(h)
+	}
 	go h.Serve(l)
 	t.Cleanup(func() {
 		h.Close()
