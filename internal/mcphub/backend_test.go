@@ -16,7 +16,7 @@ import (
 // binary run again with MCPHUB_BACKEND set. MCPHUB_NAME prefixes echo's
 // answers; MCPHUB_TOOLS (comma-separated) limits the tools it has.
 func testBackend() {
-	s := testServer(os.Getenv("MCPHUB_NAME"), os.Getenv("MCPHUB_TOOLS"))
+	s := testServer(os.Getenv("MCPHUB_NAME"), os.Getenv("MCPHUB_TOOLS"), os.Getenv("MCPHUB_EXTRAS") != "")
 	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
 		fmt.Fprintln(os.Stderr, "test backend:", err)
 		os.Exit(1)
@@ -25,10 +25,19 @@ func testBackend() {
 }
 
 // testServer is the test MCP server: echo answers prefixed with name,
-// only the tools named in tools (comma-separated) if any.
-func testServer(name, tools string) *mcp.Server {
+// only the tools named in tools (comma-separated) if any; extras adds
+// resources, templates, prompts and subscriptions (extras_test.go).
+func testServer(name, tools string, extras bool) *mcp.Server {
 	only := strings.Split(tools, ",")
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, nil)
+	var opts *mcp.ServerOptions
+	subs := &subscriptions{n: map[string]int{}}
+	if extras {
+		opts = &mcp.ServerOptions{PageSize: 2, SubscribeHandler: subs.subscribe, UnsubscribeHandler: subs.unsubscribe}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, opts)
+	if extras {
+		addExtras(s, name, subs)
+	}
 	add := func(tool string, desc string, h mcp.ToolHandlerFor[args, any]) {
 		if tools == "" || slices.Contains(only, tool) {
 			mcp.AddTool(s, &mcp.Tool{Name: tool, Description: desc}, h)

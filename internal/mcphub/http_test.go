@@ -51,7 +51,7 @@ func (s *httpMCP) listen(addr string) {
 		s.t.Fatal(err)
 	}
 	s.addr = l.Addr().String()
-	server := testServer("web", "")
+	server := testServer("web", "", false)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, s.opts)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
