@@ -19,6 +19,7 @@ func runHub(args []string) int {
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	socket := fs.String("socket", "", "unix socket to listen on (its directory is made 0700)")
 	config := fs.String("config", "", "TOML file with [servers.NAME] tables")
+	cache := fs.String("cache", knownDir(), "directory for the tool lists of lazy servers")
 	if err := fs.Parse(args); err != nil || *socket == "" || *config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
@@ -34,6 +35,7 @@ func runHub(args []string) int {
 		return 1
 	}
 	h := mcphub.New(cfg, os.Stderr)
+	h.SetCacheDir(*cache)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -13,15 +13,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/cli/shim"
 	"github.com/csa-dev/csa/internal/mcpserver"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
                         session_status, wait, read_log, kill, review)
-       csa-mcp hub --socket PATH --config FILE
+       csa-mcp hub --socket PATH --config FILE [--cache DIR]
                         the MCP hub in the foreground: the servers of FILE shared by
-                        every client of the unix socket PATH
+                        every client of the unix socket PATH; lazy servers' tool lists
+                        kept in DIR (default: csa's state directory, mcp-known)
        csa-mcp connect --socket PATH [--only a,b] [--project DIR]
                         a stdio MCP server bridging to the hub on PATH
        csa-mcp status --socket PATH [--json]
@@ -31,6 +34,12 @@ const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: ru
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == resource.ShimCommand {
+		// The hub starts servers with memory or pids limits through its
+		// own executable, as csa starts agents through csa __exec.
+		fmt.Fprintln(os.Stderr, "csa-mcp "+resource.ShimCommand+":", shim.Exec(args[1:]))
+		return 127
+	}
 	if len(args) > 0 && args[0] == "hub" {
 		return runHub(args[1:])
 	}

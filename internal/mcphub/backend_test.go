@@ -1,15 +1,19 @@
 package mcphub
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // testBackend is the MCP server the tests put behind the hub: this test
@@ -82,6 +86,28 @@ func testServer(name, tools string, extras bool) *mcp.Server {
 			}
 		}
 	})
+	add("hog", "allocates memory until it is stopped", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		var keep [][]byte
+		for range 8 << 10 { // up to 8 GiB, a MiB at a time, every page touched
+			b := make([]byte, 1<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		return text(fmt.Sprint(len(keep))), nil, nil
+	})
+	add("spawn", "starts 100 sleeping processes in a shell", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		var out bytes.Buffer
+		p, err := proc.Start(proc.Spec{Path: "/bin/sh", Args: []string{"-c", `i=0; while [ $i -lt 100 ]; do sleep 60 >/dev/null 2>&1 & i=$((i+1)); done; echo started $i`},
+			Stdout: &out, Stderr: &out})
+		if err != nil {
+			return text("start: " + err.Error()), nil, nil
+		}
+		st := p.Wait()
+		_ = p.Signal(syscall.SIGKILL) // the sleeps
+		return text(fmt.Sprintf("exit %d: %s", st.ExitCode(), strings.TrimSpace(out.String()))), nil, nil
+	})
 	add("crash", "exits mid-call", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
 		os.Exit(3)
 		return nil, nil, nil
@@ -94,7 +120,7 @@ func testServer(name, tools string, extras bool) *mcp.Server {
 	})
 	if tools != "" {
 		for _, t := range only {
-			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool"}, t) {
+			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool", "hog", "spawn"}, t) {
 				mcp.AddTool(s, &mcp.Tool{Name: t}, func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
 					return text(name + ":" + t), nil, nil
 				})

@@ -13,9 +13,18 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/csa-dev/csa/internal/cli/shim"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 func TestMain(m *testing.M) {
+	// The hub confines limited servers through its own executable's
+	// shim: here, the test binary's.
+	if len(os.Args) > 1 && os.Args[1] == resource.ShimCommand {
+		fmt.Fprintln(os.Stderr, "shim:", shim.Exec(os.Args[2:]))
+		os.Exit(127)
+	}
 	if os.Getenv("MCPHUB_BACKEND") != "" {
 		testBackend()
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // hostCapabilities is what this host offers for resource limits, probed
-// once: it does not change while the hub runs.
+// once: it does not change while the hub runs. (A variable for tests.)
 var hostCapabilities = sync.OnceValue(func() *resource.Capabilities {
 	return resource.Probe(resource.RealHost())
 })
