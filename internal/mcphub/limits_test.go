@@ -43,6 +43,9 @@ func TestMemoryLimit(t *testing.T) {
 		testMemoryLimit(t, layer)
 	})
 	t.Run("setrlimit", func(t *testing.T) {
+		if raceBuild {
+			t.Skip("the race detector's address space does not fit under RLIMIT_AS")
+		}
 		saved := hostCapabilities
 		t.Cleanup(func() { hostCapabilities = saved })
 		hostCapabilities = func() *resource.Capabilities {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -154,8 +155,9 @@ func (b *backend) page(ctx context.Context, method, field, cursor string) ([]jso
 
 // template is a resource template a backend listed to the client.
 type template struct {
-	b  *backend
-	re *regexp.Regexp
+	b    *backend
+	text string
+	re   *regexp.Regexp
 }
 
 // learn remembers which backend serves the URIs (or templates) it listed.
@@ -176,8 +178,9 @@ func (cl *client) learn(b *backend, field string, items []json.RawMessage) {
 				cl.uris[it.URI] = b
 			}
 		case it.URITemplate != "":
-			if re := templateRegexp(it.URITemplate); re != nil {
-				cl.templates = append(cl.templates, template{b, re})
+			known := slices.ContainsFunc(cl.templates, func(t template) bool { return t.b == b && t.text == it.URITemplate })
+			if re := templateRegexp(it.URITemplate); re != nil && !known {
+				cl.templates = append(cl.templates, template{b, it.URITemplate, re})
 			}
 		}
 	}

@@ -30,6 +30,10 @@ func (cl *client) subscribe(m *msg) *msg {
 		return errorReply(m.ID, codeMethodNotFound, "MCP server %s does not offer resource subscriptions", b.label())
 	}
 	cl.mu.Lock()
+	if cl.subs == nil {
+		cl.mu.Unlock()
+		return errorReply(m.ID, codeInvalidRequest, "the client is leaving")
+	}
 	if on {
 		if cl.subs[b] == nil {
 			cl.subs[b] = map[string]bool{}
@@ -41,6 +45,12 @@ func (cl *client) subscribe(m *msg) *msg {
 	cl.mu.Unlock()
 	if err := b.subscribe(cl, p.URI, on); err != nil {
 		return errorReply(m.ID, codeBackend, "%v", err)
+	}
+	cl.mu.Lock()
+	left := cl.subs == nil
+	cl.mu.Unlock()
+	if left && on { // it left meanwhile: unsubscribeAll missed this one
+		_ = b.subscribe(cl, p.URI, false)
 	}
 	return resultReply(m.ID, struct{}{})
 }
