@@ -18,7 +18,7 @@ import (
 // 127.0.0.1 that records what reaches it, and can be restarted on the
 // same address with none of its sessions.
 type httpMCP struct {
-	t    *testing.T
+	t    testing.TB
 	addr string
 	opts *mcp.StreamableHTTPOptions
 
@@ -32,7 +32,7 @@ type httpMCP struct {
 	changed   chan struct{}
 }
 
-func startHTTP(t *testing.T, opts *mcp.StreamableHTTPOptions) *httpMCP {
+func startHTTP(t testing.TB, opts *mcp.StreamableHTTPOptions) *httpMCP {
 	s := &httpMCP{t: t, opts: opts, changed: make(chan struct{}, 1)}
 	s.listen("127.0.0.1:0")
 	t.Cleanup(func() {

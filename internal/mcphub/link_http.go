@@ -191,13 +191,20 @@ func (l *httpLink) request(m *msg) {
 			answered = a.Method == "" && bytes.Equal(a.ID, m.ID)
 			return answered
 		})
-		resp.Body.Close()
-		if !answered {
-			if err == nil {
-				err = errors.New("the server's answer ended without a reply")
-			}
-			l.b.failed(l.c, m.ID, err)
+		if answered {
+			// The rest of the stream (the server ends it after the answer)
+			// is read to its end so that the connection is reused.
+			go func() {
+				_ = l.readStream(resp.Body, func(a *msg) bool { l.b.handle(l.c, a); return false })
+				resp.Body.Close()
+			}()
+			return
 		}
+		resp.Body.Close()
+		if err == nil {
+			err = errors.New("the server's answer ended without a reply")
+		}
+		l.b.failed(l.c, m.ID, err)
 		return
 	}
 }
