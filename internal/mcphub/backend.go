@@ -58,12 +58,13 @@ const (
 type bconn struct {
 	link    link
 	pending map[int64]func(*msg) // by hub-assigned id; nil once ended
-	gone    chan struct{}        // closed once the instance has ended
+	gone    chan struct{}        // closed once the instance is gone, cleanup done
 }
 
 // link is how the hub reaches one running instance: a process on stdio
 // (link_stdio.go) or a streamable HTTP session (link_http.go). Whatever
-// the instance sends goes to backend.handle; its end to backend.ended.
+// the instance sends goes to backend.handle; its end to backend.ended,
+// after which the link cleans up and closes bconn.gone.
 type link interface {
 	// handshake initialises the instance and returns its initialize result.
 	handshake(ctx context.Context) (json.RawMessage, error)
@@ -179,7 +180,6 @@ func (b *backend) ended(c *bconn, why string) {
 	for _, done := range pending {
 		done(errorReply(nil, codeBackend, "MCP server %s %s during the call; it will be restarted", b.label(), why))
 	}
-	close(c.gone)
 }
 
 // died schedules the next start (b.mu held).

@@ -399,5 +399,6 @@ func (l *httpLink) kill() {
 		l.cancel()
 		l.notes.close()
 		l.b.ended(l.c, "was disconnected")
+		close(l.c.gone)
 	})
 }

@@ -134,9 +134,9 @@ func (l *stdioLink) read(f *os.File) {
 	}
 	f.Close()
 	_ = l.p.Signal(syscall.SIGKILL)
-	why := l.why()
-	l.limit.remove() // before the hub can exit, which waits for ended
-	b.ended(l.c, why)
+	b.ended(l.c, l.why())
+	l.limit.remove()
+	close(l.c.gone) // the hub's shutdown waits for the group's removal
 }
 
 // why says how the process ended, once it has been reaped (it was just
