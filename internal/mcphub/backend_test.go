@@ -87,10 +87,14 @@ func testServer(name, tools string, extras bool) *mcp.Server {
 		}
 	})
 	add("hog", "allocates memory until it is stopped", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		// Pages are touched to count against a cgroup; an address-space
+		// limit stops the allocation itself (MCPHUB_HOG_VIRTUAL), with no
+		// need to use real memory.
+		touch := os.Getenv("MCPHUB_HOG_VIRTUAL") == ""
 		var keep [][]byte
-		for range 8 << 10 { // up to 8 GiB, a MiB at a time, every page touched
+		for range 8 << 10 { // up to 8 GiB, a MiB at a time
 			b := make([]byte, 1<<20)
-			for i := 0; i < len(b); i += 4096 {
+			for i := 0; touch && i < len(b); i += 4096 {
 				b[i] = 1
 			}
 			keep = append(keep, b)

@@ -60,10 +60,12 @@ func TestMemoryLimit(t *testing.T) {
 func testMemoryLimit(t *testing.T, layer string) {
 	s := server(t)
 	// A Go program reserves more address space than it uses: under
-	// RLIMIT_AS it needs about 1 GB to start at all.
+	// RLIMIT_AS it needs about 1 GB to start at all, and does not always
+	// with exactly 1 GB (3 starts in 40 failed here; none of 200 at 2 GB).
 	s.MemoryMaxMB = 128
 	if layer == resource.LayerSetrlimit {
-		s.MemoryMaxMB = 1024
+		s = server(t, "MCPHUB_HOG_VIRTUAL=1")
+		s.MemoryMaxMB = 2048
 	}
 	h, socket := startHub(t, map[string]ServerConfig{"t": s})
 	cs := connect(t, socket, Hello{}, nil)
