@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # binary does not link is ignored).
 LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/agent/cli.Version=$(VERSION)
 
-.PHONY: build install demo test agents vet fmt bench clean
+.PHONY: build install demo test agents mcp-servers vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -38,6 +38,12 @@ demo: build agents
 agents: build
 	$(BIN)/csa tools install --acp
 
+# The npm MCP servers and client the tests use (internal/testmcp/pins),
+# installed beside the agents (CSA_AGENTS_CACHE/mcp-test-servers); test
+# dependencies, not programs csa runs.
+mcp-servers:
+	./scripts/mcp-servers.sh
+
 # vet also fails when go.mod or go.sum is not what `go mod tidy` makes of
 # the imports (run it and commit the result).
 vet:
@@ -45,10 +51,10 @@ vet:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum: run go mod tidy and commit the result"; exit 1; }
 	$(GO) vet ./...
 
-test: agents vet
+test: agents mcp-servers vet
 	$(GO) test -count=1 ./...
 
-bench: build
+bench: build mcp-servers
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./bench/...
 
 clean:

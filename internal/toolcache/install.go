@@ -132,7 +132,7 @@ func installOne(ctx context.Context, npm, dir string, p agents.Program, say Prog
 		return fail(err)
 	}
 	defer l.Unlock()
-	bin, stamp, want := binPath(dir, p.Name), filepath.Join(dst, ".stamp"), fingerprint(pkg, lockFile)
+	bin, stamp, want := binPath(dir, p.Name), filepath.Join(dst, ".stamp"), Fingerprint(pkg, lockFile)
 	if b, err := os.ReadFile(stamp); err == nil && string(bytes.TrimSpace(b)) == want && executable(bin) {
 		r.Path = bin
 		say(p.Name, fmt.Sprintf("%s@%s is installed: %s", p.Package, r.Version, bin))
@@ -216,9 +216,10 @@ func npmInstall(ctx context.Context, npm, dst, log string, tick func()) error {
 	return nil
 }
 
-// fingerprint names the pin, as `sha256sum package.json package-lock.json
-// | sha256sum` would, so installs made from the same pin are recognised.
-func fingerprint(pkg, lockFile []byte) string {
+// Fingerprint names a pin, as `sha256sum package.json package-lock.json
+// | sha256sum` would, so installs made from the same pin are recognised
+// (the stamp of an install; scripts/mcp-servers.sh writes the same).
+func Fingerprint(pkg, lockFile []byte) string {
 	list := fmt.Sprintf("%x  package.json\n%x  package-lock.json\n", sha256.Sum256(pkg), sha256.Sum256(lockFile))
 	return fmt.Sprintf("%x", sha256.Sum256([]byte(list)))
 }
