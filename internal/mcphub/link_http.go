@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -18,8 +19,8 @@ import (
 // stream), the server's own messages come on a GET stream, and the
 // session is the Mcp-Session-Id header. The go-sdk's client transport
 // would decode every message into its own types and treat a 404 as the
-// end of the connection, losing the request; here a 404 renews the
-// session and the same bytes are sent again.
+// end of the connection, losing the request; here a stale session renews
+// the session and the same bytes are sent again.
 
 // httpClient has no overall timeout: answers may stream for as long as a
 // tool runs. Calls end with their context.
@@ -159,9 +160,9 @@ func (l *httpLink) send(m *msg) {
 	l.notes.send(m)
 }
 
-// request POSTs one request and routes the answer. A 404 for a session
-// means the server forgot it (it restarted, say): the session is renewed
-// and the request sent once more, which the caller never sees.
+// request POSTs one request and routes the answer. A session the server
+// forgot (it restarted, say) is renewed and the request sent once more,
+// which the caller never sees.
 func (l *httpLink) request(m *msg) {
 	body := encode(m)
 	for attempt := 0; ; attempt++ {
@@ -172,17 +173,20 @@ func (l *httpLink) request(m *msg) {
 			return
 		}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			if l.answeredError(resp) {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if a := answerIn(body, m.ID); a != nil { // an error answer with an error status
+				l.b.handle(l.c, a)
 				return
 			}
-			if resp.StatusCode == http.StatusNotFound && session != "" && attempt == 0 {
+			if session != "" && attempt == 0 && staleSession(resp.StatusCode, body) {
 				if err := l.renew(session); err != nil {
 					l.b.failed(l.c, m.ID, fmt.Errorf("the server forgot the session and a new one failed: %w", err))
 					return
 				}
 				continue
 			}
-			l.b.failed(l.c, m.ID, fmt.Errorf("HTTP %s", resp.Status))
+			l.b.failed(l.c, m.ID, fmt.Errorf("HTTP %s: %s", resp.Status, snippet(body)))
 			return
 		}
 		answered := false
@@ -209,17 +213,30 @@ func (l *httpLink) request(m *msg) {
 	}
 }
 
-// answeredError delivers an error status whose body is a JSON-RPC answer
-// (servers may answer errors with 4xx), reporting whether it was one.
-func (l *httpLink) answeredError(resp *http.Response) bool {
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+// answerIn is the JSON-RPC answer to id in an error status's body, if
+// it is one (servers may answer errors with 4xx).
+func answerIn(body []byte, id json.RawMessage) *msg {
 	var m msg
-	if json.Unmarshal(data, &m) != nil || m.Method != "" || m.Error == nil || len(m.ID) == 0 || string(m.ID) == "null" {
-		return false
+	if json.Unmarshal(body, &m) != nil || m.Method != "" || !bytes.Equal(m.ID, id) {
+		return nil
 	}
-	l.b.handle(l.c, &m)
-	return true
+	return &m
+}
+
+// staleSession reports whether an error status says the server no
+// longer knows the session: 404, as the transport specifies, or the 400
+// "no valid session ID" that the TypeScript SDK's servers answer instead.
+func staleSession(status int, body []byte) bool {
+	return status == http.StatusNotFound ||
+		status == http.StatusBadRequest && bytes.Contains(bytes.ToLower(body), []byte("session"))
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
 }
 
 // renew re-initialises after the server forgot session; requests that
