@@ -23,6 +23,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if log := os.Getenv(tapEnv); log != "" {
+		os.Exit(tapMain(log))
+	}
 	dir, err := os.MkdirTemp("", "csa-mcp-test")
 	if err != nil {
 		panic(err)
