@@ -3,10 +3,13 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,15 +120,33 @@ func (s *mcpSession) call(b *testing.B, tool string, args map[string]any) string
 	return tc.Text
 }
 
-// treeRSS is the resident memory of pid and all its descendants.
-func treeRSS(pid int) (bytes int64, procs int) {
+// treeMem is the memory of pid and all its descendants: resident (RSS)
+// and proportional (PSS: each page shared by n processes counted 1/n, so
+// the text of a binary many of them run is counted once in all).
+func treeMem(pid int) (rss, pss int64, procs int) {
 	proc.WalkTree(pid, func(p int) {
-		if rss, ok := proc.RSS(p); ok {
-			bytes += rss
+		if r, ok := proc.RSS(p); ok {
+			rss += r
+			pss += pssOf(p)
 			procs++
 		}
 	})
-	return bytes, procs
+	return rss, pss, procs
+}
+
+// pssOf reads a process's PSS from /proc/PID/smaps_rollup (0 if gone).
+func pssOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // requireMCP is the pinned npm server name, or the benchmark fails saying
