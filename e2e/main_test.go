@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent")
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp")
 	build.Dir = filepath.Join(filepath.Dir(file), "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr

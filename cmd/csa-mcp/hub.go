@@ -2,47 +2,87 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcplink"
 )
 
-// runHub is `csa-mcp hub`: the hub in the foreground until SIGINT/SIGTERM,
-// which stop its backends too.
+// runHub is `csa-mcp hub`: the hub in the foreground until it is asked to
+// stop, has had no client for its idle time, or gets SIGINT/SIGTERM; its
+// backends stop with it and its socket is removed.
 func runHub(args []string) int {
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	socket := fs.String("socket", "", "unix socket to listen on (its directory is made 0700)")
-	config := fs.String("config", "", "TOML file with [servers.NAME] tables")
-	if err := fs.Parse(args); err != nil || *socket == "" || *config == "" || fs.NArg() > 0 {
+	file := fs.String("config", "", "TOML file with [servers.NAME] tables (default: csa's configuration, [mcp.servers])")
+	idleExit := fs.Duration("idle-exit", -1, "exit after this long with no client, 0 never (default: mcp.idle_exit; never with --config)")
+	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	cfg, err := mcphub.LoadConfig(*config)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
-		return 1
+	var src mcphub.Source
+	var idle time.Duration
+	what := ""
+	if *file != "" {
+		// A bad file is a mistake of whoever started this hub by hand.
+		if _, err := mcphub.LoadConfig(*file); err != nil {
+			fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
+			return 1
+		}
+		src, what = mcphub.FileSource(*file), *file
+	} else {
+		global := config.GlobalPath()
+		src, what = mcphub.CSAConfig(global), "csa's configuration ("+global+" and each client's project)"
+		var err error
+		if idle, err = mcphub.IdleExit(global); err != nil {
+			// The hub serves anyway: each client is refused with this
+			// error until the file is fixed.
+			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: %v\n", mcphub.LogTime(), err)
+		}
+	}
+	if *idleExit >= 0 {
+		idle = *idleExit
 	}
 	l, err := mcphub.Listen(*socket)
+	if errors.Is(err, mcphub.ErrHubRunning) {
+		fmt.Fprintf(os.Stderr, "csa-mcp hub: %v\n", err)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
 		return 1
 	}
-	h := mcphub.New(cfg, os.Stderr)
+	h := mcphub.NewWithSource(src, os.Stderr)
+	h.SetIdleExit(idle)
+	idleSays := "never"
+	if idle > 0 {
+		idleSays = "after " + idle.String() + " with no client"
+	}
+	fmt.Fprintf(os.Stderr, "%s csa-mcp hub: pid %d listening on %s; servers from %s; exits %s\n",
+		mcphub.LogTime(), os.Getpid(), *socket, what, idleSays)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
-		<-ctx.Done()
-		h.Close()
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: signalled: exiting\n", mcphub.LogTime())
+			h.Close()
+		case <-h.Done():
+		}
 	}()
 	err = h.Serve(l)
 	h.Close()
-	os.Remove(*socket)
+	l.Release()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
 		return 1
@@ -51,12 +91,13 @@ func runHub(args []string) int {
 }
 
 // runConnect is `csa-mcp connect`: what an agent program is configured
-// with as its MCP server.
+// with as its MCP server. It starts the hub (this program's hub) when none
+// answers: the one the run made sure of may have exited since.
 func runConnect(args []string) int {
 	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
 	socket := fs.String("socket", "", "the hub's unix socket")
 	only := fs.String("only", "", "comma-separated servers to see (default: all)")
-	project := fs.String("project", "", "project root, for project-scoped servers")
+	project := fs.String("project", "", "project root, for project-scoped and project-defined servers")
 	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
@@ -65,9 +106,25 @@ func runConnect(args []string) int {
 	if *only != "" {
 		hello.Only = strings.Split(*only, ",")
 	}
-	if err := mcphub.Bridge(*socket, hello, os.Stdin, os.Stdout); err != nil && err != io.EOF {
+	self, err := os.Executable()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp connect:", err)
 		return 1
 	}
-	return 0
+	for attempt := 0; ; attempt++ {
+		if err := mcplink.Ensure(context.Background(), self, *socket, os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "csa-mcp connect:", err)
+			return 1
+		}
+		err := mcphub.Bridge(*socket, hello, os.Stdin, os.Stdout)
+		var op *net.OpError
+		if attempt == 0 && errors.As(err, &op) && op.Op == "dial" {
+			continue // the hub went away between Ensure and the dial (idle exit): start one again
+		}
+		if err != nil && err != io.EOF {
+			fmt.Fprintln(os.Stderr, "csa-mcp connect:", err)
+			return 1
+		}
+		return 0
+	}
 }

@@ -110,18 +110,6 @@ func (h *hubProc) backend(t *testing.T, name, project string) mcphub.BackendStat
 	return mcphub.BackendStatus{}
 }
 
-// waitFor polls cond until it holds, failing after a minute.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after a minute, still not: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // tomlList is a TOML array of strings.
 func tomlList(items ...string) string {
 	q := make([]string, len(items))

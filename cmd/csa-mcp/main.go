@@ -19,14 +19,19 @@ import (
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
                         session_status, wait, read_log, kill, review)
-       csa-mcp hub --socket PATH --config FILE
-                        the MCP hub in the foreground: the servers of FILE shared by
-                        every client of the unix socket PATH
+       csa-mcp hub --socket PATH [--config FILE] [--idle-exit D]
+                        the MCP hub in the foreground: the servers of csa's configuration
+                        ([mcp.servers] of the global file and of each client's project), or
+                        of FILE ([servers.NAME] tables), shared by every client of the unix
+                        socket PATH; exits after D (default mcp.idle_exit; with --config,
+                        never) with no client, on csa-mcp stop, SIGINT or SIGTERM
        csa-mcp connect --socket PATH [--only a,b] [--project DIR]
-                        a stdio MCP server bridging to the hub on PATH
+                        a stdio MCP server bridging to the hub on PATH (started if none answers)
        csa-mcp status --socket PATH [--json]
-                        the hub's clients and backends (pid, RSS, calls, queue, restarts);
-                        exit 3 when no hub answers`
+                        the hub's clients and backends (state, pid, RSS, calls, queue, restarts);
+                        exit 3 when no hub answers
+       csa-mcp stop --socket PATH
+                        stop the hub and its backends; exit 3 when no hub answers`
 
 func main() { os.Exit(run(os.Args[1:])) }
 
@@ -39,6 +44,9 @@ func run(args []string) int {
 	}
 	if len(args) > 0 && args[0] == "status" {
 		return runStatus(args[1:])
+	}
+	if len(args) > 0 && args[0] == "stop" {
+		return runStop(args[1:])
 	}
 	if len(args) != 1 || args[0] != "server" {
 		fmt.Fprintln(os.Stderr, usage)

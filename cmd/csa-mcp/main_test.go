@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if log := os.Getenv(tapEnv); log != "" {
 		os.Exit(tapMain(log))
 	}
+	if name := os.Getenv("CSAMCP_TEST_SERVER"); name != "" {
+		os.Exit(testServer(name))
+	}
 	dir, err := os.MkdirTemp("", "csa-mcp-test")
 	if err != nil {
 		panic(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,7 +27,10 @@ func runStatus(args []string) int {
 	r, err := mcphub.AskStatus(*socket, 5*time.Second)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp status:", err)
-		return exitNoHub
+		if errors.Is(err, mcphub.ErrNoHub) {
+			return exitNoHub
+		}
+		return 1
 	}
 	if *asJSON {
 		if r.Backends == nil {
@@ -36,20 +40,20 @@ func runStatus(args []string) int {
 		fmt.Println(string(b))
 		return 0
 	}
-	fmt.Printf("hub pid %d, %d clients\n", r.PID, r.Clients)
+	fmt.Printf("hub pid %d, up %v, %d clients\n", r.PID, time.Duration(r.Uptime*float64(time.Second)).Round(time.Second), r.Clients)
 	if len(r.Backends) == 0 {
-		fmt.Println("no backend started yet")
+		fmt.Println("no backend yet")
 		return 0
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tPROJECT\tPID\tRSS\tIN FLIGHT\tQUEUED\tCALLS\tERRORS\tRESTARTS")
+	fmt.Fprintln(tw, "SERVER\tPROJECT\tSTATE\tPID\tRSS\tCLIENTS\tIN FLIGHT\tQUEUED\tCALLS\tERRORS\tRESTARTS")
 	for _, b := range r.Backends {
 		proj := b.Project
 		if proj == "" {
 			proj = "(shared)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f MB\t%d\t%d\t%d\t%d\t%d\n", b.Name, proj, b.PID, float64(b.RSS)/(1<<20),
-			b.InFlight, b.Queued, b.Calls, b.Errors, b.Restarts)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f MB\t%d\t%d\t%d\t%d\t%d\t%d\n", b.Name, proj, b.State, b.PID,
+			float64(b.RSS)/(1<<20), b.Clients, b.InFlight, b.Queued, b.Calls, b.Errors, b.Restarts)
 	}
 	tw.Flush()
 	return 0

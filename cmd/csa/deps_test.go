@@ -8,7 +8,7 @@ import (
 )
 
 // csaAgentOnly are the packages of csa's programs beside it: csa-agent's
-// provider clients and agent loop, csa-mcp's MCP server and the MCP SDK,
+// provider clients and agent loop, csa-mcp's MCP server, hub and the MCP SDK,
 // and net/http, which they pull in. csa runs those programs and must link
 // none of them: csa starts on every run, and what it links it pays for at
 // each start.
@@ -16,6 +16,7 @@ var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/llm",
 	"github.com/csa-dev/csa/internal/agent",
 	"github.com/csa-dev/csa/internal/mcpserver",
+	"github.com/csa-dev/csa/internal/mcphub",
 	"github.com/modelcontextprotocol/go-sdk",
 	"net/http",
 }

@@ -43,6 +43,12 @@ type Request struct {
 	NewSessionID string
 	// Root reports that csa runs as root (some programs refuse yolo then).
 	Root bool
+	// MCP are the MCP servers to give the program for this run, added to
+	// the user's own. A tool without an MCP client ignores them.
+	MCP []MCPServer
+	// Getenv reads the environment the program inherits (nil for none),
+	// for a variable csa adds to rather than replaces.
+	Getenv func(string) string
 }
 
 // Invocation is how to start the program for a Request.

@@ -11,6 +11,7 @@ var claudeCodeSpec = Spec{
 	ACP:               &Program{"claude-code-acp", "@zed-industries/claude-code-acp"},
 	Family:            FamilyAnthropic,
 	InitialEstimateMB: 4096,
+	MCPClient:         true,
 	Adapter:           claudeCode{},
 	Interactive:       claudeInteractive,
 	Transcript:        claudeTranscript,
@@ -22,7 +23,7 @@ type claudeCode struct{}
 func (claudeCode) NewParser() Parser { return &claudeParser{} }
 
 func (claudeCode) Build(r Request) (Invocation, error) {
-	inv := streamJSONInvocation(r)
+	inv := streamJSONInvocation(r, claudeMCPArgs(r.MCP)...)
 	if r.Yolo && r.Root {
 		// As root Claude Code refuses to skip permissions unless it is
 		// told it runs in a sandbox.
@@ -34,9 +35,10 @@ func (claudeCode) Build(r Request) (Invocation, error) {
 // streamJSONInvocation is the headless invocation of a program that takes
 // Claude Code's flags: -p --output-format stream-json, the provider
 // session named up front (--session-id) or resumed, the prompt last or,
-// without one in argv, on stdin.
-func streamJSONInvocation(r Request) Invocation {
-	inv := Invocation{Args: []string{"-p", "--output-format", "stream-json", "--verbose"}}
+// without one in argv, on stdin. first come right after -p, before
+// another flag (an option of several values must not take the prompt).
+func streamJSONInvocation(r Request, first ...string) Invocation {
+	inv := Invocation{Args: append(append([]string{"-p"}, first...), "--output-format", "stream-json", "--verbose")}
 	inv.Args = appendFlag(inv.Args, "--model", r.Model)
 	inv.Args = appendFlag(inv.Args, "--effort", r.Effort)
 	if r.Yolo {

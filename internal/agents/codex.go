@@ -14,6 +14,7 @@ var codexSpec = Spec{
 	ACP:               &Program{"codex-acp", "@zed-industries/codex-acp"},
 	Family:            FamilyOpenAI,
 	InitialEstimateMB: 4096,
+	MCPClient:         true,
 	Adapter:           codex{},
 	Interactive:       codexInteractive,
 }
@@ -37,6 +38,7 @@ func (codex) Build(r Request) (Invocation, error) {
 	if r.Effort != "" {
 		inv.Args = append(inv.Args, "-c", fmt.Sprintf("model_reasoning_effort=%q", r.Effort))
 	}
+	inv.Args = append(inv.Args, codexMCPArgs(r.MCP)...)
 	if r.ResumeID != "" {
 		inv.Args = append(inv.Args, r.ResumeID)
 	}

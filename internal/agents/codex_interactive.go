@@ -21,6 +21,7 @@ func codexInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	if r.Effort != "" {
 		inv.Args = append(inv.Args, "-c", "model_reasoning_effort="+r.Effort)
 	}
+	inv.Args = append(inv.Args, codexMCPArgs(r.MCP)...)
 	inv.Args = append(inv.Args,
 		"-c", "hooks.Stop="+tomlHook(r.Hook+" stop"),
 		"-c", "hooks.UserPromptSubmit="+tomlHook(r.Hook+" submit"),

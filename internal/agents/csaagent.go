@@ -24,6 +24,7 @@ type csaAgent struct{}
 func (csaAgent) NewParser() Parser { return &claudeParser{} }
 
 // Build is Claude Code's invocation; csa-agent needs nothing more as root.
+// It has no MCP client yet: r.MCP is not given to it.
 func (csaAgent) Build(r Request) (Invocation, error) {
 	return streamJSONInvocation(r), nil
 }

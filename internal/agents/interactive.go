@@ -21,6 +21,9 @@ type InteractiveRequest struct {
 	Hook string
 	// Dir is the session directory, for files the tool reads at start.
 	Dir string
+	// MCP and Getenv: see Request.
+	MCP    []MCPServer
+	Getenv func(string) string
 }
 
 // InteractiveInvocation is how to start the tool's interactive interface.
@@ -67,7 +70,7 @@ func BuildInteractive(t Tool, r InteractiveRequest) (InteractiveInvocation, erro
 func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	// Measured: keys sent in the first ~0.9 s lose their Enter; the
 	// SessionStart hook fires at 0.8-1.3 s.
-	inv, err := withSettings(r, "claude-settings.json", InteractiveInvocation{SubmitDelayMS: 50, ReadyMS: 3000})
+	inv, err := withSettings(r, "claude-settings.json", InteractiveInvocation{SubmitDelayMS: 50, ReadyMS: 3000}, claudeMCPArgs(r.MCP)...)
 	if err == nil && r.Yolo && r.Root {
 		inv.Env = append(inv.Env, "IS_SANDBOX=1")
 	}
@@ -76,8 +79,9 @@ func claudeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 
 // withSettings completes inv (its timings set) for a program that takes
 // Claude Code's interactive flags and hooks: the hooks in a settings file
-// called name in the session directory, given with --settings.
-func withSettings(r InteractiveRequest, name string, inv InteractiveInvocation) (InteractiveInvocation, error) {
+// called name in the session directory, given with --settings; extra come
+// before it (an option of several values must not take the prompt).
+func withSettings(r InteractiveRequest, name string, inv InteractiveInvocation, extra ...string) (InteractiveInvocation, error) {
 	settings, b, err := hookSettings(r, name)
 	if err != nil {
 		return InteractiveInvocation{}, err
@@ -92,7 +96,7 @@ func withSettings(r InteractiveRequest, name string, inv InteractiveInvocation) 
 		inv.Args = append(inv.Args, "--session-id", r.NewSessionID)
 		inv.ProviderSessionID = r.NewSessionID
 	}
-	inv.Args = append(inv.Args, "--settings", settings)
+	inv.Args = append(append(inv.Args, extra...), "--settings", settings)
 	inv.Args = appendPrompt(inv.Args, r.Prompt)
 	return inv, nil
 }

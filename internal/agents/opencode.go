@@ -13,6 +13,7 @@ var opencodeSpec = Spec{
 	// Family: that of its configured model (it drives many providers).
 	ModelWithProvider: true,
 	InitialEstimateMB: 1536,
+	MCPClient:         true,
 	Adapter:           opencode{},
 	Interactive:       opencodeInteractive,
 }
@@ -25,6 +26,10 @@ func (opencode) NewParser() Parser { return &opencodeParser{} }
 // opencodeInteractive starts its interface; no turn hooks (see gemini).
 func opencodeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 	inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
+	var err error
+	if inv.Env, err = opencodeMCPEnv(r.MCP, r.Getenv); err != nil {
+		return inv, err
+	}
 	inv.Args = appendFlag(inv.Args, "-m", r.Model)
 	inv.Args = appendFlag(inv.Args, "--prompt", r.Prompt)
 	return inv, nil
@@ -33,6 +38,10 @@ func opencodeInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
 func (opencode) Build(r Request) (Invocation, error) {
 	// Its error log on stderr is where it tells of its own retries.
 	inv := Invocation{Args: []string{"run", "--format", "json", "--print-logs", "--log-level", "ERROR"}}
+	var err error
+	if inv.Env, err = opencodeMCPEnv(r.MCP, r.Getenv); err != nil {
+		return inv, err
+	}
 	inv.Args = appendFlag(inv.Args, "-m", r.Model)
 	inv.Args = appendFlag(inv.Args, "--variant", r.Effort)
 	if r.Yolo {

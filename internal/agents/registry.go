@@ -35,6 +35,8 @@ type Spec struct {
 	// InitialEstimateMB is the memory one run is assumed to need (MB)
 	// until the tool has a history of its own.
 	InitialEstimateMB int64
+	// MCPClient: the program takes MCP servers csa gives it for a run.
+	MCPClient bool
 	// Adapter drives it headless.
 	Adapter Adapter
 	// Interactive builds its interactive interface (csa run -i).

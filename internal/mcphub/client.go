@@ -53,6 +53,9 @@ func (h *Hub) ServeConn(rw io.ReadWriteCloser) {
 		if err != nil {
 			return
 		}
+		if first {
+			h.joined(cl, m)
+		}
 		if first && m.Method == helloMethod {
 			_ = json.Unmarshal(m.Params, &cl.hello)
 			continue
@@ -67,6 +70,7 @@ func (cl *client) leave(rw io.Closer) {
 	h.mu.Lock()
 	delete(h.clients, cl)
 	h.mu.Unlock()
+	h.left(cl)
 	cl.mu.Lock()
 	calls := make([]*call, 0, len(cl.calls))
 	for _, c := range cl.calls {
@@ -91,7 +95,9 @@ func (cl *client) handle(m *msg) {
 	case m.Method == "initialize":
 		cl.out.send(cl.initialize(m))
 	case m.Method == StatusMethod:
-		cl.out.send(resultReply(m.ID, cl.h.report(cl)))
+		cl.out.send(resultReply(m.ID, cl.h.Report()))
+	case m.Method == StopMethod:
+		cl.stopRequested(m)
 	case m.Method == "ping":
 		cl.out.send(resultReply(m.ID, struct{}{}))
 	case m.Method == "tools/list":

@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -29,49 +29,50 @@ var knownVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-
 
 // Hub routes many MCP clients to shared backend servers.
 type Hub struct {
-	cfg  *Config
-	logw io.Writer
-	ctx  context.Context
-	stop context.CancelFunc
-	done <-chan struct{}
-	gen  atomic.Int64 // bumped whenever a backend's tools may have changed
+	src     Source
+	logw    io.Writer
+	ctx     context.Context
+	stop    context.CancelFunc
+	done    <-chan struct{}
+	gen     atomic.Int64 // bumped whenever a backend's tools may have changed
+	started time.Time
 
 	mu       sync.Mutex
-	backends map[[2]string]*backend // by name and project ("" when shared)
+	backends map[backendKey]*backend
 	clients  map[*client]struct{}
+	active   map[*client]struct{} // clients that are agents, not status or stop requests
 	progress map[string]progressRoute
 	nextTok  int64
+	idle     idleTimer
+	current  map[string]map[backendKey]bool // by project: the backends its configuration gives now (retire.go)
 }
+
+// backendKey tells backends apart: by name, by project for a
+// project-scoped server ("" when shared), and by definition, so that
+// projects defining a server differently do not share it.
+type backendKey struct{ name, project, def string }
 
 type progressRoute struct {
 	cl    *client
 	token json.RawMessage
 }
 
-// New returns a hub for cfg; backend output on stderr goes to logw.
-func New(cfg *Config, logw io.Writer) *Hub {
+// New returns a hub for the servers of cfg; backend output on stderr goes
+// to logw.
+func New(cfg *Config, logw io.Writer) *Hub { return NewWithSource(Static(cfg), logw) }
+
+// NewWithSource returns a hub whose clients see the servers src gives for
+// their project.
+func NewWithSource(src Source, logw io.Writer) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Hub{cfg: cfg, logw: logw, ctx: ctx, stop: stop, done: ctx.Done(),
-		backends: map[[2]string]*backend{}, clients: map[*client]struct{}{}, progress: map[string]progressRoute{}}
+	return &Hub{src: src, logw: logw, ctx: ctx, stop: stop, done: ctx.Done(), started: time.Now(),
+		backends: map[backendKey]*backend{}, clients: map[*client]struct{}{}, active: map[*client]struct{}{},
+		progress: map[string]progressRoute{}}
 }
 
-// Listen makes socket's directory private (0700) and listens there,
-// replacing a socket no hub answers on.
-func Listen(socket string) (net.Listener, error) {
-	dir := filepath.Dir(socket)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if c, err := net.Dial("unix", socket); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("a hub is already listening on %s", socket)
-	}
-	_ = os.Remove(socket)
-	return net.Listen("unix", socket)
-}
+// Done is closed when the hub has been told to stop (Close, the stop
+// request, idle exit).
+func (h *Hub) Done() <-chan struct{} { return h.done }
 
 // Serve accepts clients until l is closed or the hub is.
 func (h *Hub) Serve(l net.Listener) error {
@@ -79,6 +80,11 @@ func (h *Hub) Serve(l net.Listener) error {
 		<-h.done
 		l.Close()
 	}()
+	h.mu.Lock()
+	if len(h.active) == 0 {
+		h.armIdle()
+	}
+	h.mu.Unlock()
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -107,30 +113,43 @@ func (h *Hub) Close() {
 	wg.Wait()
 }
 
-// view is the backends a client sees: every configured server or those
-// named in only, per project for project-scoped ones.
+// view is the backends a client sees: every server configured for its
+// project or those named in only, per project for project-scoped ones.
 func (h *Hub) view(only []string, project string) ([]*backend, error) {
+	servers, err := h.src.Servers(project)
+	if err != nil {
+		return nil, err
+	}
+	keys := make(map[string]backendKey, len(servers))
+	current := make(map[backendKey]bool, len(servers))
+	for n, cfg := range servers {
+		key := backendKey{name: n, def: definitionHash(cfg)}
+		if cfg.Scope == config.MCPProject {
+			key.project = project
+		}
+		keys[n], current[key] = key, true
+	}
 	names := only
 	if len(names) == 0 {
-		for n := range h.cfg.Servers {
+		for n := range servers {
 			names = append(names, n)
 		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.resolved(project, current) {
+		go h.retire()
+	}
 	var bs []*backend
 	for _, n := range names {
-		cfg, ok := h.cfg.Servers[n]
+		cfg, ok := servers[n]
 		if !ok {
-			return nil, fmt.Errorf("no MCP server %q in the hub's config", n)
+			return nil, fmt.Errorf("no MCP server %q is configured for this client (project %q)", n, project)
 		}
-		key := [2]string{n, ""}
-		if cfg.Scope == "project" {
-			key[1] = project
-		}
+		key := keys[n]
 		b := h.backends[key]
 		if b == nil {
-			b = newBackend(h, n, key[1], cfg)
+			b = newBackend(h, n, key.project, cfg)
 			h.backends[key] = b
 		}
 		bs = append(bs, b)
@@ -190,41 +209,87 @@ func (h *Hub) routeProgress(m *msg) {
 	r.cl.out.send(&msg{Method: m.Method, Params: params})
 }
 
-// BackendStatus is one backend as `status` shows it.
+// BackendStatus is one backend as `status` shows it. The JSON names are
+// csa mcp status --json's, kept stable.
 type BackendStatus struct {
-	Name     string `json:"name"`
-	Project  string `json:"project,omitempty"`
-	PID      int    `json:"pid"` // 0 when not running
-	RSS      int64  `json:"rss_bytes"`
-	InFlight int    `json:"in_flight"`
-	Queued   int    `json:"queued"`
-	Calls    int    `json:"calls"`
-	Errors   int    `json:"errors"`
-	Restarts int    `json:"restarts"`
+	Name       string `json:"name"`
+	Project    string `json:"project,omitempty"` // "" for a shared server
+	Definition string `json:"definition"`        // hash of its configuration: differently defined servers are separate backends
+	State      string `json:"state"`             // running, starting, backoff, stopped
+	PID        int    `json:"pid"`               // 0 when not running
+	RSS        int64  `json:"rss_bytes"`
+	Clients    int    `json:"clients"` // clients that see it
+	InFlight   int    `json:"in_flight"`
+	Queued     int    `json:"queued"`
+	Calls      int    `json:"calls"`
+	Errors     int    `json:"errors"`
+	Restarts   int    `json:"restarts"`
 }
 
-// Status lists the backends started so far, by name.
+// States of a backend.
+const (
+	StateRunning  = "running"  // its process is up and initialised
+	StateStarting = "starting" // being started (or waiting out its backoff to start)
+	StateBackoff  = "backoff"  // died; not restarted before its backoff ends
+	StateStopped  = "stopped"  // not running: not needed yet, or stopped
+)
+
+// Status lists the backends created so far, by name and project.
 func (h *Hub) Status() []BackendStatus {
 	h.mu.Lock()
-	bs := make([]*backend, 0, len(h.backends))
-	for _, b := range h.backends {
-		bs = append(bs, b)
+	keys := make(map[*backend]backendKey, len(h.backends))
+	for k, b := range h.backends {
+		keys[b] = k
+	}
+	var cls []*client
+	for c := range h.clients {
+		cls = append(cls, c)
 	}
 	h.mu.Unlock()
 	var out []BackendStatus
-	for _, b := range bs {
+	for b, k := range keys {
+		s := BackendStatus{Name: b.name, Project: b.project, Definition: k.def, State: b.state()}
+		for _, c := range cls {
+			if c.sees(b) {
+				s.Clients++
+			}
+		}
 		b.mu.Lock()
-		s := BackendStatus{Name: b.name, Project: b.project, InFlight: b.inflight, Queued: len(b.waiting),
-			Calls: b.calls, Errors: b.errors, Restarts: b.restarts}
+		s.InFlight, s.Queued, s.Calls, s.Errors, s.Restarts = b.inflight, len(b.waiting), b.calls, b.errors, b.restarts
 		if b.conn != nil {
 			s.PID = b.conn.p.Pid
-			s.RSS, _ = proc.RSS(s.PID)
 		}
 		b.mu.Unlock()
+		if s.PID != 0 {
+			s.RSS, _ = proc.RSS(s.PID)
+		}
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		return out[i].Name+"\x00"+out[i].Project < out[j].Name+"\x00"+out[j].Project
+		a, b := out[i], out[j]
+		return a.Name+"\x00"+a.Project+"\x00"+a.Definition < b.Name+"\x00"+b.Project+"\x00"+b.Definition
 	})
 	return out
+}
+
+// state tells what b is doing. A start holds startMu, so a busy startMu
+// with no process is a start under way.
+func (b *backend) state() string {
+	b.mu.Lock()
+	running, backoff := b.conn != nil, time.Now().Before(b.notBefore)
+	b.mu.Unlock()
+	if running {
+		return StateRunning
+	}
+	if !b.startMu.TryLock() {
+		if backoff {
+			return StateBackoff
+		}
+		return StateStarting
+	}
+	b.startMu.Unlock()
+	if backoff {
+		return StateBackoff
+	}
+	return StateStopped
 }

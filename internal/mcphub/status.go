@@ -13,32 +13,30 @@ import (
 // the socket may ask, no MCP handshake needed.
 const StatusMethod = "csa-hub/status"
 
-// Report is the hub as `status` shows it.
+// Report is the hub as `status` shows it; the JSON names are csa mcp
+// status --json's, kept stable.
 type Report struct {
-	PID      int             `json:"pid"`
-	Clients  int             `json:"clients"`
-	Backends []BackendStatus `json:"backends"`
+	PID       int             `json:"pid"`
+	StartedAt time.Time       `json:"started_at"`
+	Uptime    float64         `json:"uptime_seconds"`
+	Clients   int             `json:"clients"` // connected agents (status requests are not counted)
+	Backends  []BackendStatus `json:"backends"`
 }
 
 // Report describes the hub now.
-func (h *Hub) Report() Report { return h.report(nil) }
-
-// report leaves out the connection asking (csa-mcp status is no client).
-func (h *Hub) report(asking *client) Report {
+func (h *Hub) Report() Report {
 	h.mu.Lock()
-	n := len(h.clients)
-	if _, ok := h.clients[asking]; ok {
-		n--
-	}
+	n := len(h.active)
 	h.mu.Unlock()
-	return Report{PID: os.Getpid(), Clients: n, Backends: h.Status()}
+	return Report{PID: os.Getpid(), StartedAt: h.started.UTC().Truncate(time.Millisecond),
+		Uptime: time.Since(h.started).Truncate(time.Millisecond).Seconds(), Clients: n, Backends: h.Status()}
 }
 
 // AskStatus asks the hub on socket for its report.
 func AskStatus(socket string, timeout time.Duration) (*Report, error) {
 	conn, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("no hub on %s: %w", socket, err)
+		return nil, fmt.Errorf("%w on %s", ErrNoHub, socket)
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(timeout))

@@ -37,7 +37,8 @@
 // from the tools the request offers. A relative path is joined to the
 // working directory found in the request. call = {name, args} sends any
 // other tool call as is; calls = [{name, args}, ...] sends several in one
-// answer. In their arguments {cwd} stands for that working directory (some
+// answer; namespace = "..." puts a call in a namespace of the Responses API
+// (Codex offers an MCP server's tools as the namespace mcp__SERVER). In their arguments {cwd} stands for that working directory (some
 // programs' tools, Claude Code's Read and Edit, want absolute paths). thinking = "..." sends a thinking part before the text, in the
 // API's own form: an Anthropic thinking block with a signature, a Responses
 // reasoning item with a summary and encrypted_content, Chat

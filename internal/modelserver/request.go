@@ -36,8 +36,9 @@ type answer struct {
 
 // call is a tool call under the program's own tool name.
 type call struct {
-	Name string
-	Args map[string]any
+	Name      string
+	Args      map[string]any
+	Namespace string // Responses API only
 }
 
 // turnCounter counts assistant turns: a run of consecutive assistant-side

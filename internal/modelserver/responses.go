@@ -115,6 +115,10 @@ func (responsesAPI) parse(_ *http.Request, body []byte) (*request, error) {
 	return req, nil
 }
 
+// toolSearch is the Responses API's tool search: a call of that name is
+// sent as a tool_search_call.
+const toolSearch = "tool_search"
+
 // items is the answer's output: reasoning, the message, then the calls.
 func (responsesAPI) items(a *answer) []map[string]any {
 	var out []map[string]any
@@ -128,8 +132,19 @@ func (responsesAPI) items(a *answer) []map[string]any {
 	}
 	for _, c := range a.Calls {
 		args, _ := json.Marshal(c.Args)
-		out = append(out, map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": newID("call_"),
-			"name": c.Name, "arguments": string(args), "status": "completed"})
+		if c.Name == toolSearch {
+			// The API's own tool, run by the client (Codex searches its
+			// deferred MCP tools): its call is an item of its own.
+			out = append(out, map[string]any{"type": "tool_search_call", "id": newID("ts_"), "call_id": newID("call_"),
+				"execution": "client", "arguments": c.Args, "status": "completed"})
+			continue
+		}
+		item := map[string]any{"type": "function_call", "id": newID("fc_"), "call_id": newID("call_"),
+			"name": c.Name, "arguments": string(args), "status": "completed"}
+		if c.Namespace != "" {
+			item["namespace"] = c.Namespace
+		}
+		out = append(out, item)
 	}
 	return out
 }

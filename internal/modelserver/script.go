@@ -103,6 +103,10 @@ type WriteFile struct {
 type ToolCall struct {
 	Name string         `toml:"name"`
 	Args map[string]any `toml:"args"`
+	// Namespace is the tool's namespace where the API has them (the
+	// Responses API: Codex offers each MCP server's tools as the namespace
+	// mcp__SERVER); other APIs ignore it.
+	Namespace string `toml:"namespace"`
 }
 
 // Load reads a TOML script file.

@@ -39,7 +39,7 @@ func resolveCalls(st *Step, req *request) ([]*call, error) {
 	if len(st.Calls) > 0 {
 		var out []*call
 		for _, c := range st.Calls {
-			out = append(out, &call{Name: c.Name, Args: withCwd(c.Args, req.Cwd).(map[string]any)})
+			out = append(out, &call{Name: c.Name, Args: withCwd(c.Args, req.Cwd).(map[string]any), Namespace: c.Namespace})
 		}
 		return out, nil
 	}
@@ -54,7 +54,7 @@ func resolveCalls(st *Step, req *request) ([]*call, error) {
 func resolveCall(st *Step, req *request) (*call, error) {
 	switch {
 	case st.Call != nil:
-		return &call{Name: st.Call.Name, Args: withCwd(st.Call.Args, req.Cwd).(map[string]any)}, nil
+		return &call{Name: st.Call.Name, Args: withCwd(st.Call.Args, req.Cwd).(map[string]any), Namespace: st.Call.Namespace}, nil
 	case st.WriteFile != nil:
 		path := st.WriteFile.Path
 		if !filepath.IsAbs(path) && req.Cwd != "" {

@@ -384,3 +384,32 @@ func TestGeminiJSONSideCall(t *testing.T) {
 		t.Errorf("answer %s", text)
 	}
 }
+
+// TestResponsesToolSearchThenNamespacedCall: Codex's deferred MCP tools
+// are found with its tool_search (a tool_search_call item, which Codex
+// runs) and called in their namespace.
+func TestResponsesToolSearchThenNamespacedCall(t *testing.T) {
+	_, url := startServer(t, `
+[[rule]]
+contains = "please sum"
+  [[rule.step]]
+  call = { name = "tool_search", args = { query = "sum" } }
+  [[rule.step]]
+  call = { namespace = "mcp__csa", name = "get_sum", args = { a = 1 } }
+`)
+	first := strings.Replace(codexRun, "please run", "please sum", 1)
+	evs := readSSE(t, post(t, url+"/v1/responses", first).Body)
+	item := evs[2].data["item"]
+	if get(item, "type") != "tool_search_call" || get(item, "execution") != "client" || get(item, "call_id") == "" ||
+		get(item, "arguments", "query") != "sum" {
+		t.Fatalf("first answer %v", item)
+	}
+	second := strings.Replace(first, `"text":"please sum"}]}]`, `"text":"please sum"}]},
+ {"type":"tool_search_call","call_id":"c1","execution":"client","arguments":{"query":"sum"}},
+ {"type":"tool_search_output","call_id":"c1","execution":"client","tools":[]}]`, 1)
+	evs = readSSE(t, post(t, url+"/v1/responses", second).Body)
+	item = evs[2].data["item"]
+	if get(item, "type") != "function_call" || get(item, "namespace") != "mcp__csa" || get(item, "name") != "get_sum" {
+		t.Fatalf("second answer %v", item)
+	}
+}

@@ -28,6 +28,8 @@ type ACPSpec struct {
 	Prompt   string `json:"prompt"`
 	Yolo     bool   `json:"yolo"`
 	ResumeID string `json:"resume_id,omitempty"`
+	// MCP are the MCP servers given to the session.
+	MCP []agents.MCPServer `json:"mcp,omitempty"`
 }
 
 // EvPromptSent marks the moment the prompt goes to an ACP agent, once the
@@ -39,7 +41,7 @@ func acpSpec(req Request, resume string) *ACPSpec {
 	if req.ACPProgram == "" {
 		return nil
 	}
-	return &ACPSpec{Program: req.ACPProgram, Prompt: req.Prompt, Yolo: req.Yolo, ResumeID: resume}
+	return &ACPSpec{Program: req.ACPProgram, Prompt: req.Prompt, Yolo: req.Yolo, ResumeID: resume, MCP: req.mcpFor()}
 }
 
 // acpCancelWait is how long a cancelled turn may take to end by itself
@@ -109,7 +111,7 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 		}
 	}()
 	client := acp.New(acp.Config{
-		Cwd: sp.Cwd, Yolo: sp.ACP.Yolo, ResumeID: sp.ACP.ResumeID,
+		Cwd: sp.Cwd, Yolo: sp.ACP.Yolo, ResumeID: sp.ACP.ResumeID, MCP: sp.ACP.MCP,
 		Instructions: instructions(l.run.State),
 		Emit:         func(typ string, data any) { l.ev.Emit(typ, data) },
 		Text: func(t string) {

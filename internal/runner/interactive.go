@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -37,7 +38,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 	dir := store.Dir(st.ID)
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
-		NewSessionID: session.NewUUID(), Dir: dir,
+		NewSessionID: session.NewUUID(), Dir: dir, MCP: req.mcpFor(), Getenv: req.programEnv,
 		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
 	if err != nil {
@@ -71,6 +72,9 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 			}
 		})
 		errs = append(errs, err)
+	}
+	if req.MCPWarning != "" {
+		errs = append(errs, interactive.Append(dir, events.Warning, map[string]any{"message": req.MCPWarning}))
 	}
 	errs = append(errs, store.Save(st), interactive.AddToIndex(store.Root(), st.ID))
 	if err := errors.Join(errs...); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
@@ -40,6 +41,14 @@ type Request struct {
 	ACPProgram string
 	// GiveUpAfterRetries: see Spec.
 	GiveUpAfterRetries int
+	// MCP are the MCP servers given to the program (csa's hub), nil for
+	// none; MCPWarning tells why a run that should have had them has not.
+	MCP        []agents.MCPServer
+	MCPWarning string
+	// Getenv reads the environment the program inherits from csa (the
+	// tool's configured env over it), for programs whose variables csa
+	// adds to; nil for none.
+	Getenv func(string) string
 	// resume is the provider session a resumed turn continues.
 	resume string
 }
@@ -150,7 +159,31 @@ func agentRequest(req Request, resume, fresh string) agents.Request {
 	return agents.Request{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo,
 		ResumeID: resume, NewSessionID: fresh, Root: os.Geteuid() == 0,
+		MCP: req.mcpFor(), Getenv: req.programEnv,
 	}
+}
+
+// mcpFor is the MCP servers the run's program takes: none for a tool
+// without an MCP client.
+func (req Request) mcpFor() []agents.MCPServer {
+	if s, ok := agents.Lookup(string(req.Tool)); !ok || !s.MCPClient {
+		return nil
+	}
+	return req.MCP
+}
+
+// programEnv reads a variable the program will see: the tool's configured
+// env wins over csa's own environment.
+func (req Request) programEnv(key string) string {
+	for i := len(req.ToolEnv) - 1; i >= 0; i-- {
+		if k, v, _ := strings.Cut(req.ToolEnv[i], "="); k == key {
+			return v
+		}
+	}
+	if req.Getenv == nil {
+		return ""
+	}
+	return req.Getenv(key)
 }
 
 // describe records how this turn runs.
@@ -165,6 +198,7 @@ func describe(st *session.State, req Request, inv agents.Invocation) {
 		st.PromptVia = "stdin"
 	}
 	st.Detached = req.Detached
+	st.MCP = agents.MCPNames(req.mcpFor())
 	st.TimeoutMS, st.IdleMS, st.GraceMS = req.Timeout.Milliseconds(), req.IdleTimeout.Milliseconds(), req.Grace.Milliseconds()
 	if inv.ProviderSessionID != "" {
 		st.ProviderSessionID = inv.ProviderSessionID
@@ -178,6 +212,9 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
 		ACP: acpSpec(req, req.resume), GiveUpAfterRetries: req.GiveUpAfterRetries,
+	}
+	if req.MCPWarning != "" {
+		sp.Warnings = append(sp.Warnings, req.MCPWarning)
 	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index

@@ -52,6 +52,9 @@ type Spec struct {
 	// retried a rate-limited request this many times in a row (0: never):
 	// a tier fails over sooner than the program would give up.
 	GiveUpAfterRetries int `json:"give_up_after_retries,omitempty"`
+	// Warnings are recorded as warning events when the run starts (what
+	// csa run decided before the session existed, as a missing MCP hub).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

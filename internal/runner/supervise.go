@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
@@ -41,11 +42,18 @@ type Supervisor struct {
 func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, error) {
 	defer run.Release()
 	sp, id := run.Spec, run.Spec.SessionID
-	l, err := s.begin(run, map[string]any{"tool": sp.Tool, "depth": run.State.Depth, "parent_id": run.State.ParentID, "detached": sp.Detached})
+	created := map[string]any{"tool": sp.Tool, "depth": run.State.Depth, "parent_id": run.State.ParentID, "detached": sp.Detached}
+	if len(run.State.MCP) > 0 {
+		created["mcp"] = run.State.MCP
+	}
+	l, err := s.begin(run, created)
 	if err != nil {
 		return nil, err
 	}
 	defer l.close()
+	for _, w := range sp.Warnings {
+		l.ev.Emit(events.Warning, map[string]any{"message": w})
+	}
 	if end := l.killedEarly(); end != nil {
 		return l.finish(nil, end, agents.Outcome{}, nil)
 	}

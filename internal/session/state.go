@@ -124,9 +124,12 @@ type State struct {
 	PromptBytes int      `toml:"prompt_bytes" json:"prompt_bytes"`
 	PromptVia   string   `toml:"prompt_via,omitempty" json:"prompt_via,omitempty"`
 	Detached    bool     `toml:"detached,omitempty" json:"detached,omitempty"`
-	TimeoutMS   int64    `toml:"timeout_ms,omitempty" json:"timeout_ms,omitempty"`
-	IdleMS      int64    `toml:"idle_timeout_ms,omitempty" json:"idle_timeout_ms,omitempty"`
-	GraceMS     int64    `toml:"kill_grace_ms,omitempty" json:"kill_grace_ms,omitempty"`
+	// MCP names the MCP servers given to the program for its last turn
+	// (csa's hub, "csa"), besides those the user configured it with.
+	MCP       []string `toml:"mcp,omitempty" json:"mcp,omitempty"`
+	TimeoutMS int64    `toml:"timeout_ms,omitempty" json:"timeout_ms,omitempty"`
+	IdleMS    int64    `toml:"idle_timeout_ms,omitempty" json:"idle_timeout_ms,omitempty"`
+	GraceMS   int64    `toml:"kill_grace_ms,omitempty" json:"kill_grace_ms,omitempty"`
 
 	SupervisorPID int `toml:"supervisor_pid,omitempty" json:"supervisor_pid,omitempty"`
 	PID           int `toml:"pid,omitempty" json:"pid,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/statedir"
 )
 
 // Factory hands commands their dependencies. Nothing here has side effects
@@ -61,19 +62,7 @@ func (f *Factory) Config(root string) (*config.Loaded, error) { return config.Lo
 
 // StateDir is where csa keeps sessions: $CSA_STATE_DIR, else
 // $XDG_STATE_HOME/csa, else ~/.local/state/csa.
-func (f *Factory) StateDir() string {
-	if d := f.Getenv("CSA_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := f.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "csa")
-	}
-	home := f.Getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".local", "state", "csa")
-}
+func (f *Factory) StateDir() string { return statedir.Dir(f.Getenv) }
 
 // ProjectsDir holds one directory per project.
 func (f *Factory) ProjectsDir() string { return filepath.Join(f.StateDir(), "projects") }

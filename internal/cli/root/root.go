@@ -67,6 +67,7 @@ var commands = []struct {
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
+	{"mcp", mcpcmd.NewHubCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

@@ -30,6 +30,8 @@ type job struct {
 	root   string
 	// keeper is the keeper found early for the first run supervised here.
 	keeper *keeper.Keeper
+	// hub is csa's MCP hub for the job's runs, once made sure of.
+	hub *hubGrant
 }
 
 // choice is the tool and model a run uses: from the flags, a resumed
@@ -217,6 +219,7 @@ func (j *job) request(c choice) (*runner.Request, error) {
 		Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram,
+		Getenv: j.f.Getenv,
 	}, nil
 }
 

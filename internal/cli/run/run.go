@@ -38,6 +38,8 @@ type Options struct {
 	Transport  string // cli, acp or auto; "" for the tool's setting
 	// Interactive runs the tool's own interface in a tmux pane.
 	Interactive bool
+	// NoMCP gives the run no MCP hub, whatever the configuration says.
+	NoMCP bool
 
 	timeoutSet, idleSet, yoloSet bool
 	res                          resourceFlags
@@ -96,6 +98,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVar(&opts.Tier, "tier", "", "choose the tool and model from this tier of [tiers] (rotation, cooldowns, failover)")
 	fl.BoolVar(&opts.NoFailover, "no-failover", false, "with --tier: no retries and no failover on rate limits")
 	fl.StringVar(&opts.Transport, "transport", "", "cli, acp (the tool's Agent Client Protocol agent) or auto (default: tools.NAME.transport)")
+	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "give the agent no MCP servers of csa's hub ([mcp.servers] of the config; default off with mcp.enabled = false)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -168,6 +171,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err := j.admit(ctx, req); err != nil {
 		return err
 	}
+	j.giveMCP(ctx, req)
 	if o.Interactive {
 		return j.spawn(ctx, req)
 	}

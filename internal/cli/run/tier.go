@@ -76,6 +76,7 @@ func (j *job) try(ctx context.Context, tier string, sp scheduler.Spec) (*session
 	if err := j.admit(ctx, req); err != nil {
 		return nil, err
 	}
+	j.giveMCP(ctx, req)
 	r, err := j.prepare(req, "")
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ type Config struct {
 	Instructions string
 	// ResumeID continues that ACP session (session/load or session/resume).
 	ResumeID string
+	// MCP are the stdio MCP servers the session is given (the mcpServers
+	// of session/new, session/load and session/resume).
+	MCP []agents.MCPServer
 	// Emit records one normalised event; Text shows assistant text live.
 	// Both may be called from several goroutines, never at once.
 	Emit func(typ string, data any)
@@ -142,6 +145,19 @@ func (c *Client) Setup(ctx context.Context) error {
 	return nil
 }
 
+// mcpServers are the configured servers as ACP's stdio servers.
+func (c *Client) mcpServers() []sdk.McpServer {
+	out := make([]sdk.McpServer, 0, len(c.cfg.MCP))
+	for _, s := range c.cfg.MCP {
+		args := s.Args
+		if args == nil {
+			args = []string{}
+		}
+		out = append(out, sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: s.Name, Command: s.Command, Args: args, Env: []sdk.EnvVariable{}}})
+	}
+	return out
+}
+
 // openSession creates the session, or continues ResumeID when the agent
 // can load or resume one.
 func (c *Client) openSession(ctx context.Context) (*sdk.SessionModeState, error) {
@@ -150,7 +166,7 @@ func (c *Client) openSession(ctx context.Context) (*sdk.SessionModeState, error)
 		caps := c.agent.AgentCapabilities
 		switch {
 		case caps.SessionCapabilities.Resume != nil:
-			res, err := c.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{Meta: meta, SessionId: sdk.SessionId(id), Cwd: c.cfg.Cwd, McpServers: []sdk.McpServer{}})
+			res, err := c.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{Meta: meta, SessionId: sdk.SessionId(id), Cwd: c.cfg.Cwd, McpServers: c.mcpServers()})
 			if err != nil {
 				return nil, &SetupError{"session/resume", err}
 			}
@@ -162,7 +178,7 @@ func (c *Client) openSession(ctx context.Context) (*sdk.SessionModeState, error)
 			c.mu.Lock()
 			c.emitting = false
 			c.mu.Unlock()
-			res, err := c.conn.LoadSession(ctx, sdk.LoadSessionRequest{Meta: meta, SessionId: sdk.SessionId(id), Cwd: c.cfg.Cwd, McpServers: []sdk.McpServer{}})
+			res, err := c.conn.LoadSession(ctx, sdk.LoadSessionRequest{Meta: meta, SessionId: sdk.SessionId(id), Cwd: c.cfg.Cwd, McpServers: c.mcpServers()})
 			if err != nil {
 				return nil, &SetupError{"session/load", err}
 			}
@@ -171,7 +187,7 @@ func (c *Client) openSession(ctx context.Context) (*sdk.SessionModeState, error)
 		}
 		return nil, &SetupError{"session/load", errors.New("the agent can neither load nor resume a session")}
 	}
-	res, err := c.conn.NewSession(ctx, sdk.NewSessionRequest{Meta: meta, Cwd: c.cfg.Cwd, McpServers: []sdk.McpServer{}})
+	res, err := c.conn.NewSession(ctx, sdk.NewSessionRequest{Meta: meta, Cwd: c.cfg.Cwd, McpServers: c.mcpServers()})
 	if err != nil {
 		return nil, &SetupError{"session/new", err}
 	}

@@ -1,0 +1,225 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/testmcp"
+)
+
+// mcpScript has the agent call the hub's get-sum (server-everything's,
+// behind csa's hub) and answer from its result: the answer rule matches
+// only a request that carries the tool's own words, which no prompt or
+// call holds ("The sum of 1234 and 4321 is 5555.").
+const mcpScript = `
+[[rule]]
+name = "hub-answered"
+contains = "e2e hub sum"
+body = "is 5555"
+%[2]s  [[rule.step]]
+  text = "unused: the first turn has no tool result"
+  [[rule.step]]
+  text = "The hub says 5555."
+
+[[rule]]
+name = "hub-call"
+contains = "e2e hub sum"
+%[2]s  [[rule.step]]
+  call = { %[1]s, args = { a = 1234, b = 4321 } }
+  [[rule.step]]
+  text = "The tool gave no answer."
+`
+
+// codexSearch is the step of a model that finds the hub's tool with
+// Codex's tool search.
+const codexSearch = `  [[rule.step]]
+  call = { name = "tool_search", args = { query = "get sum of two numbers", limit = 8 } }
+`
+
+// hubWorld is a world whose csa config has server-everything as an MCP
+// server; the first csa run that needs csa's hub starts it, on the world's
+// own runtime directory. call names the hub's tool as the program offers
+// it; first are the steps before the call (a tool search).
+func hubWorld(t *testing.T, call, first string) (*world, string) {
+	t.Helper()
+	everything := testmcp.Require(t, testmcp.Everything)
+	w := newWorld(t, fmt.Sprintf(mcpScript, call, first))
+	appendConfig(t, w, "\n[mcp.servers.everything]\ncommand = "+strconv.Quote(everything)+"\n")
+	// A socket path must be short: a runtime directory of its own under
+	// /tmp, not the test's deep temporary directory.
+	rt, err := os.MkdirTemp("", "csa-rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.env = devenv.Merge(w.env, []string{"XDG_RUNTIME_DIR=" + rt})
+	getenv := func(k string) string { return envOf(w.env, k) }
+	socket, err := mcplink.Socket(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := w.env
+	t.Cleanup(func() {
+		// The hub csa run started outlives the run (it serves the next
+		// ones): stop it, and show its log when the test failed.
+		stop := exec.Command(csaBin, "mcp", "stop")
+		stop.Env = env
+		if out, err := stop.CombinedOutput(); err != nil && mcplink.Answers(socket) {
+			t.Errorf("csa mcp stop: %v\n%s", err, out)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(mcplink.LogFile(getenv))
+			t.Logf("hub log:\n%s", b)
+		}
+		os.RemoveAll(rt)
+	})
+	return w, socket
+}
+
+func envOf(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// TestHubToolAnswersARealAgent: Claude Code, Codex and OpenCode, given csa's hub by
+// csa run, call a tool of a server configured in csa's config (never in
+// theirs) and answer from its result.
+func TestHubToolAnswersARealAgent(t *testing.T) {
+	for _, c := range []struct{ tool, call, first string }{
+		{"claude-code", `name = "mcp__csa__get-sum"`, ""},
+		// Codex defers MCP tools behind its tool_search (run by Codex
+		// itself), then offers each server's as the namespace mcp__NAME,
+		// with '-' made '_'.
+		{"codex", `namespace = "mcp__csa", name = "get_sum"`, codexSearch},
+		// OpenCode names MCP tools SERVER_TOOL.
+		{"opencode", `name = "csa_get-sum"`, ""},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			w, socket := hubWorld(t, c.call, c.first)
+			r := w.run(0, "run", "--json", "--tool", c.tool, "e2e hub sum: add 1234 and 4321 with the hub's tool")
+			if r.Status != "completed" || r.Result != "The hub says 5555." {
+				t.Fatalf("%s: %+v\nmodel server saw: %s", c.tool, r, w.requests())
+			}
+			st := inspectState(t, w, r.SessionID)
+			if len(st.MCP) != 1 || st.MCP[0] != "csa" {
+				t.Errorf("state mcp = %v, want [csa]", st.MCP)
+			}
+			if c.tool != "opencode" && !strings.Contains(strings.Join(st.Args, " "), socket) { // OpenCode's is in its env
+				t.Errorf("args do not give the bridge to %s: %q", socket, st.Args)
+			}
+		})
+	}
+}
+
+// TestNoMCP: --no-mcp, mcp.enabled = false, a config without servers and
+// a program csa has no way to give MCP servers to (Gemini CLI) give the
+// program nothing of csa's: the hub's tool is not offered to the model.
+func TestNoMCP(t *testing.T) {
+	for _, c := range []struct {
+		name, tool, config string
+		flags              []string
+		servers            bool
+	}{
+		{"flag", "claude-code", "", []string{"--no-mcp"}, true},
+		{"disabled", "claude-code", "\n[mcp]\nenabled = false\n", nil, true},
+		{"no servers", "claude-code", "", nil, false},
+		{"gemini-cli", "gemini-cli", "", nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var w *world
+			if c.servers {
+				w, _ = hubWorld(t, `name = "mcp__csa__get-sum"`, "")
+			} else {
+				w = newWorld(t, fmt.Sprintf(mcpScript, `name = "mcp__csa__get-sum"`, ""))
+			}
+			if c.config != "" {
+				appendConfig(t, w, c.config)
+			}
+			args := append(append([]string{"run", "--json", "--tool", c.tool}, c.flags...), "e2e hub sum without the hub")
+			r := w.run(0, args...)
+			if r.Result == "The hub says 5555." {
+				t.Fatalf("the hub answered: %+v", r)
+			}
+			for _, req := range w.server.Requests() {
+				for _, tl := range req.Tools {
+					if strings.Contains(tl, "get-sum") || strings.Contains(tl, "get_sum") {
+						t.Fatalf("the program was offered %s", tl)
+					}
+				}
+			}
+			if st := inspectState(t, w, r.SessionID); st.MCP != nil || strings.Contains(strings.Join(st.Args, " "), "mcp") {
+				t.Fatalf("state mcp %v, args %q", st.MCP, st.Args)
+			}
+		})
+	}
+}
+
+func appendConfig(t *testing.T, w *world, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(envOf(w.env, "CSA_CONFIG_HOME"), "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type mcpState struct {
+	MCP  []string `json:"mcp"`
+	Args []string `json:"args"`
+}
+
+func inspectState(t *testing.T, w *world, id string) mcpState {
+	t.Helper()
+	out, code, stderr := w.csa("inspect", "--json", id)
+	if code != 0 {
+		t.Fatalf("csa inspect: exit %d: %s", code, stderr)
+	}
+	var st mcpState
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return st
+}
+
+// TestRunGoesOnWithoutTheHub: when csa cannot make sure of its hub (here
+// its socket directory is not private) the run goes on without MCP, with
+// a warning on stderr and in its events.
+func TestRunGoesOnWithoutTheHub(t *testing.T) {
+	w, _ := hubWorld(t, `name = "mcp__csa__get-sum"`, "")
+	rt := t.TempDir()
+	if err := os.Mkdir(filepath.Join(rt, "csa"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.env = devenv.Merge(w.env, []string{"XDG_RUNTIME_DIR=" + rt})
+	out, code, stderr := w.csa("run", "--json", "--tool", "claude-code", "e2e hub sum without a hub")
+	if code != 0 || !strings.Contains(stderr, "csa: warning: mcp: the run goes on without csa's MCP hub") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	var r result
+	decode(t, out, &r)
+	if r.Result != "The tool gave no answer." {
+		t.Fatalf("%+v", r)
+	}
+	evs, _, _ := w.csa("logs", "--events", r.SessionID)
+	if !strings.Contains(evs, "warning") || !strings.Contains(evs, "not a private directory") {
+		t.Fatalf("events:\n%s", evs)
+	}
+	if st := inspectState(t, w, r.SessionID); st.MCP != nil {
+		t.Fatalf("state mcp %v", st.MCP)
+	}
+}

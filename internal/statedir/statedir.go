@@ -1,0 +1,25 @@
+// Package statedir locates csa's state directory: where sessions, the
+// scheduler's state and the MCP hub's log live. It is its own package so
+// that programs beside csa (csa-mcp) find the same directory as csa.
+package statedir
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Dir is $CSA_STATE_DIR, else $XDG_STATE_HOME/csa, else
+// ~/.local/state/csa (getenv reads the environment).
+func Dir(getenv func(string) string) string {
+	if d := getenv("CSA_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "csa")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".local", "state", "csa")
+}
