@@ -25,6 +25,7 @@ func runHub(args []string) int {
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	socket := fs.String("socket", "", "unix socket to listen on (its directory is made 0700)")
 	file := fs.String("config", "", "TOML file with [servers.NAME] tables (default: csa's configuration, [mcp.servers])")
+	cache := fs.String("cache", knownDir(), "directory for the tool lists of lazy servers")
 	idleExit := fs.Duration("idle-exit", -1, "exit after this long with no client, 0 never (default: mcp.idle_exit; never with --config)")
 	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
@@ -64,6 +65,7 @@ func runHub(args []string) int {
 	}
 	h := mcphub.NewWithSource(src, os.Stderr)
 	h.SetIdleExit(idle)
+	h.SetCacheDir(*cache)
 	idleSays := "never"
 	if idle > 0 {
 		idleSays = "after " + idle.String() + " with no client"

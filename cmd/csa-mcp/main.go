@@ -13,18 +13,21 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/cli/shim"
 	"github.com/csa-dev/csa/internal/mcpserver"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
                         session_status, wait, read_log, kill, review)
-       csa-mcp hub --socket PATH [--config FILE] [--idle-exit D]
+       csa-mcp hub --socket PATH [--config FILE] [--idle-exit D] [--cache DIR]
                         the MCP hub in the foreground: the servers of csa's configuration
                         ([mcp.servers] of the global file and of each client's project), or
                         of FILE ([servers.NAME] tables), shared by every client of the unix
                         socket PATH; exits after D (default mcp.idle_exit; with --config,
-                        never) with no client, on csa-mcp stop, SIGINT or SIGTERM
+                        never) with no client, on csa-mcp stop, SIGINT or SIGTERM; lazy
+                        servers' tool lists kept in DIR (default: the state directory's mcp-known)
        csa-mcp connect --socket PATH [--only a,b] [--project DIR]
                         a stdio MCP server bridging to the hub on PATH (started if none answers)
        csa-mcp status --socket PATH [--json]
@@ -36,6 +39,12 @@ const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: ru
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == resource.ShimCommand {
+		// The hub starts servers with memory or pids limits through its
+		// own executable, as csa starts agents through csa __exec.
+		fmt.Fprintln(os.Stderr, "csa-mcp "+resource.ShimCommand+":", shim.Exec(args[1:]))
+		return 127
+	}
 	if len(args) > 0 && args[0] == "hub" {
 		return runHub(args[1:])
 	}

@@ -173,7 +173,7 @@ func TestRealBackendKilledMidCall(t *testing.T) {
 		if since := time.Since(killed); since > time.Second {
 			t.Fatalf("the caller's error came %v after the kill, want within 1 s", since)
 		}
-		if !strings.Contains(err.Error(), "exited during the call") {
+		if !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "during the call") {
 			t.Fatalf("error: %v", err)
 		}
 	case <-time.After(time.Minute):

@@ -46,13 +46,13 @@ func runStatus(args []string) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tPROJECT\tSTATE\tPID\tRSS\tCLIENTS\tIN FLIGHT\tQUEUED\tCALLS\tERRORS\tRESTARTS")
+	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tPROJECT\tSTATE\tPID\tRSS\tCLIENTS\tIN FLIGHT\tQUEUED\tCALLS\tERRORS\tRESTARTS")
 	for _, b := range r.Backends {
 		proj := b.Project
 		if proj == "" {
 			proj = "(shared)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f MB\t%d\t%d\t%d\t%d\t%d\t%d\n", b.Name, proj, b.State, b.PID,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.1f MB\t%d\t%d\t%d\t%d\t%d\t%d\n", b.Name, b.Transport, proj, b.State, b.PID,
 			float64(b.RSS)/(1<<20), b.Clients, b.InFlight, b.Queued, b.Calls, b.Errors, b.Restarts)
 	}
 	tw.Flush()

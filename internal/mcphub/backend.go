@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/csa-dev/csa/internal/proc"
 )
 
 // Restart backoff after a backend dies: 100 ms, doubling to 30 s, back to
@@ -19,8 +15,9 @@ const (
 	maxBackoff = 30 * time.Second
 )
 
-// backend is one MCP server process shared by every client in its scope,
-// started on first use and again after it dies.
+// backend is one MCP server shared by every client in its scope: a process
+// started on first need (and again after it dies or idles out), or a
+// session with a streamable HTTP server.
 type backend struct {
 	name, project string
 	cfg           ServerConfig
@@ -29,31 +26,66 @@ type backend struct {
 	startMu sync.Mutex // one start at a time
 
 	mu        sync.Mutex
-	conn      *bconn          // nil until started and after it dies
-	init      json.RawMessage // initialize result of the running process
-	tools     []json.RawMessage
-	toolsOK   bool
-	toolsVer  int // bumped by list_changed
+	conn      *bconn                      // nil until started and after it ends
+	closing   *bconn                      // being stopped for the hub's shutdown
+	init      json.RawMessage             // initialize result, kept after the instance ends
+	lists                                 // tools and prompts, lists.go
+	subs      map[string]map[*client]bool // resource subscriptions by URI
 	backoff   time.Duration
 	notBefore time.Time
 	nextID    int64
-	restarts  int
+	state     string // why conn is nil: stateNew, stateIdle, stateExited
+	layer     string // the resource layer of the last start ("" without limits)
+	starts    int
+	restarts  int // after the instance died, not after an idle stop
+	idleStops int
+	reinits   int // HTTP sessions renewed after the server forgot one
 	calls     int
 	errors    int
+	lastUse   time.Time
+	idleTimer *time.Timer
 	dispatch  // the FIFO of calls, dispatch.go
 }
 
-// bconn is one running process of a backend and its pending requests.
+// States of a backend as status shows them. The last three say why it
+// has no running instance.
+const (
+	StateRunning  = "running"        // up and initialised
+	StateStarting = "starting"       // being started
+	StateBackoff  = "backoff"        // crashed; not restarted before its backoff ends
+	stateNew      = "not started"    // not needed yet
+	stateIdle     = "stopped (idle)" // stopped after idle_ttl
+	stateExited   = "exited"         // crashed, its backoff over: started at the next need
+)
+
+// bconn is one running instance of a backend and its pending requests.
 type bconn struct {
-	p       *proc.Process
-	out     *outbox
-	pending map[int64]func(*msg) // by hub-assigned id; nil once dead
-	gone    chan struct{}        // closed when read has finished
+	link    link
+	pending map[int64]func(*msg) // by hub-assigned id; nil once ended
+	gone    chan struct{}        // closed once the instance is gone, cleanup done
+}
+
+// link is how the hub reaches one running instance: a process on stdio
+// (link_stdio.go) or a streamable HTTP session (link_http.go). Whatever
+// the instance sends goes to backend.handle; its end to backend.ended,
+// after which the link cleans up and closes bconn.gone.
+type link interface {
+	// handshake initialises the instance and returns its initialize result.
+	handshake(ctx context.Context) (json.RawMessage, error)
+	send(m *msg)
+	pid() int // 0 for HTTP
+	// stop ends the instance, politely within grace; kill at once.
+	stop(grace time.Duration)
+	kill()
 }
 
 func newBackend(h *Hub, name, project string, cfg ServerConfig) *backend {
-	b := &backend{name: name, project: project, cfg: cfg, hub: h, backoff: minBackoff}
+	b := &backend{name: name, project: project, cfg: cfg, hub: h, backoff: minBackoff,
+		state: stateNew, subs: map[string]map[*client]bool{}}
 	b.dispatch.init(cfg)
+	if cfg.Lazy {
+		b.loadKnown()
+	}
 	go b.pump()
 	return b
 }
@@ -65,13 +97,20 @@ func (b *backend) label() string {
 	return b.name
 }
 
-// ensure returns the running process, starting and initialising it first
+// initParams is the hub's initialize request to every backend.
+var initParams = json.RawMessage(`{"protocolVersion":"` + hubProtocolVersion +
+	`","capabilities":{"roots":{}},"clientInfo":{"name":"csa-mcp-hub","version":"1"}}`)
+
+// ensure returns the running instance, starting and initialising it first
 // if need be, no sooner than the backoff allows.
 func (b *backend) ensure(ctx context.Context) (*bconn, error) {
 	b.startMu.Lock()
 	defer b.startMu.Unlock()
 	b.mu.Lock()
 	c, wait := b.conn, time.Until(b.notBefore)
+	if c != nil {
+		b.lastUse = time.Now()
+	}
 	b.mu.Unlock()
 	if c != nil {
 		return c, nil
@@ -85,7 +124,13 @@ func (b *backend) ensure(ctx context.Context) (*bconn, error) {
 			return nil, ctx.Err()
 		}
 	}
-	c, err := b.start()
+	c = &bconn{pending: map[int64]func(*msg){}, gone: make(chan struct{})}
+	var err error
+	if b.cfg.URL != "" {
+		c.link = newHTTPLink(b, c)
+	} else {
+		c.link, err = b.startProcess(c)
+	}
 	if err != nil {
 		b.mu.Lock()
 		b.died()
@@ -94,110 +139,51 @@ func (b *backend) ensure(ctx context.Context) (*bconn, error) {
 	}
 	ictx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	res, err := b.roundTrip(ictx, c, "initialize", map[string]any{
-		"protocolVersion": hubProtocolVersion,
-		"capabilities":    map[string]any{"roots": map[string]any{}},
-		"clientInfo":      map[string]any{"name": "csa-mcp-hub", "version": "1"},
-	})
+	res, err := c.link.handshake(ictx)
 	if err != nil {
-		_ = c.p.Signal(syscall.SIGKILL)
+		c.link.kill()
 		b.mu.Lock()
 		b.died()
 		b.mu.Unlock()
 		return nil, fmt.Errorf("initialize %s: %w", b.label(), err)
 	}
-	c.out.send(notification("notifications/initialized", nil))
 	b.mu.Lock()
-	b.conn, b.init, b.tools, b.toolsOK = c, res, nil, false
+	b.conn, b.init = c, res
+	b.starts++
+	b.lastUse = time.Now()
+	b.forgetLive()
+	subs := b.subscribed()
 	b.mu.Unlock()
+	b.armIdle()
 	b.hub.gen.Add(1)
+	b.resubscribe(c, subs)
 	return c, nil
 }
 
-// start runs the server's command with its stdio on pipes. It goes through
-// proc, so the server leads its own process group (killed whole when it
-// dies) and dies with the hub.
-func (b *backend) start() (*bconn, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	env := os.Environ()
-	for k, v := range b.cfg.Env {
-		env = append(env, k+"="+v)
-	}
-	dir := b.cfg.Cwd
-	if dir == "" {
-		dir = b.project
-	}
-	p, err := proc.Start(proc.Spec{Path: b.cfg.Command, Args: b.cfg.Args, Env: env, Dir: dir,
-		Stdin: inR, Stdout: outW, Stderr: b.hub.logw, DieWithParent: true})
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, err
-	}
-	c := &bconn{p: p, out: newOutbox(inW), pending: map[int64]func(*msg){}, gone: make(chan struct{})}
-	go b.read(c, outR)
-	go func() {
-		// The group dies with its leader, so that a grandchild holding
-		// stdout cannot keep the hub from seeing the end.
-		<-p.Done()
-		_ = p.Signal(syscall.SIGKILL)
-		c.out.close()
-		<-c.out.done
-		inW.Close()
-		select {
-		case <-c.gone:
-		case <-time.After(500 * time.Millisecond):
-			outR.Close()
-		}
-	}()
-	return c, nil
-}
-
-// read routes what the process writes until it closes stdout, then fails
-// every call still pending on it.
-func (b *backend) read(c *bconn, f *os.File) {
-	r := newReader(f)
-	for {
-		m, err := r.next()
-		if err == errTooLong {
-			fmt.Fprintf(b.hub.logw, "csa-mcp hub: %s: message over 64 MiB dropped\n", b.label())
-			continue
-		}
-		if _, ok := err.(*rpcError); ok {
-			continue
-		}
-		if err != nil {
-			break
-		}
-		b.handle(c, m)
-	}
-	f.Close()
-	_ = c.p.Signal(syscall.SIGKILL)
+// ended is called once an instance is over: a process that exited (why
+// says how) or an HTTP session that was stopped. Every call still pending
+// on it fails; a death the hub did not ask for is a crash, restarted with
+// backoff at the next need.
+func (b *backend) ended(c *bconn, why string) {
 	b.mu.Lock()
 	pending := c.pending
 	c.pending = nil
-	if b.conn == c {
-		b.conn, b.tools, b.toolsOK = nil, nil, false
+	crashed := b.conn == c
+	if crashed {
+		b.conn = nil
+		b.state = stateExited
+		b.forgetLive()
 		b.died()
 		b.restarts++
 	}
 	b.mu.Unlock()
-	b.hub.gen.Add(1)
-	for _, done := range pending {
-		done(errorReply(nil, codeBackend, "MCP server %s exited during the call; it will be restarted", b.label()))
+	if crashed {
+		b.hub.gen.Add(1)
+		fmt.Fprintf(b.hub.logw, "csa-mcp hub: %s %s; it will be restarted when needed\n", b.label(), why)
 	}
-	close(c.gone)
+	for _, done := range pending {
+		done(errorReply(nil, codeBackend, "MCP server %s %s during the call; it will be restarted", b.label(), why))
+	}
 }
 
 // died schedules the next start (b.mu held).
@@ -221,14 +207,17 @@ func (b *backend) handle(c *bconn, m *msg) {
 		if done != nil {
 			done(m)
 		}
+		b.touch()
 	case m.isRequest():
-		c.out.send(b.answer(m))
+		c.link.send(b.answer(m))
 	case m.Method == "notifications/tools/list_changed":
-		b.mu.Lock()
-		b.tools, b.toolsOK = nil, false
-		b.toolsVer++
-		b.mu.Unlock()
-		b.hub.toolsChanged(b)
+		b.listChanged(kindTools)
+	case m.Method == "notifications/prompts/list_changed":
+		b.listChanged(kindPrompts)
+	case m.Method == "notifications/resources/list_changed":
+		b.hub.fanOut(b, m.Method, nil)
+	case m.Method == "notifications/resources/updated":
+		b.resourceUpdated(m)
 	case m.Method == "notifications/progress":
 		b.hub.routeProgress(m)
 	}
@@ -247,7 +236,7 @@ func (b *backend) answer(m *msg) *msg {
 }
 
 // register sends a request to c and calls done with its reply (or an
-// error if the process dies first). It returns the hub-assigned id.
+// error if the instance ends first). It returns the hub-assigned id.
 func (b *backend) register(c *bconn, method string, params json.RawMessage, done func(*msg)) int64 {
 	b.mu.Lock()
 	b.nextID++
@@ -255,21 +244,40 @@ func (b *backend) register(c *bconn, method string, params json.RawMessage, done
 	alive := c.pending != nil
 	if alive {
 		c.pending[id] = done
+		b.lastUse = time.Now()
 	}
 	b.mu.Unlock()
 	if !alive {
 		done(errorReply(nil, codeBackend, "MCP server %s exited; it will be restarted", b.label()))
 		return id
 	}
-	c.out.send(&msg{ID: json.RawMessage(fmt.Sprint(id)), Method: method, Params: params})
+	c.link.send(&msg{ID: json.RawMessage(fmt.Sprint(id)), Method: method, Params: params})
 	return id
 }
 
-// roundTrip is a request the hub itself makes (initialize, tools/list).
+// failed answers a request the transport could not deliver (HTTP).
+func (b *backend) failed(c *bconn, id json.RawMessage, err error) {
+	var n int64
+	if json.Unmarshal(id, &n) != nil {
+		return
+	}
+	b.mu.Lock()
+	done := c.pending[n]
+	delete(c.pending, n)
+	b.mu.Unlock()
+	if done != nil {
+		done(errorReply(nil, codeBackend, "MCP server %s: %v", b.label(), err))
+	}
+}
+
+// roundTrip is a request the hub itself makes (tools/list and the like).
 func (b *backend) roundTrip(ctx context.Context, c *bconn, method string, params any) (json.RawMessage, error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
+	raw, ok := params.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
 	}
 	ch := make(chan *msg, 1)
 	id := b.register(c, method, raw, func(m *msg) { ch <- m })
@@ -285,17 +293,30 @@ func (b *backend) roundTrip(ctx context.Context, c *bconn, method string, params
 			delete(c.pending, id)
 		}
 		b.mu.Unlock()
-		c.out.send(notification("notifications/cancelled", map[string]any{"requestId": id, "reason": ctx.Err().Error()}))
+		c.link.send(notification("notifications/cancelled", map[string]any{"requestId": id, "reason": ctx.Err().Error()}))
 		return nil, ctx.Err()
 	}
 }
 
-// stop kills the running process, for the hub's shutdown.
+// stop ends the running instance, for the hub's shutdown; a second stop
+// waits for the first.
 func (b *backend) stop() {
 	b.mu.Lock()
-	c := b.conn
+	c, mine := b.conn, b.conn != nil
+	if mine {
+		b.conn, b.closing = nil, c
+		b.state = stateExited
+	} else {
+		c = b.closing
+	}
+	if b.idleTimer != nil {
+		b.idleTimer.Stop()
+	}
 	b.mu.Unlock()
+	if mine {
+		c.link.stop(2 * time.Second)
+	}
 	if c != nil {
-		c.p.Terminate(2 * time.Second)
+		<-c.gone
 	}
 }

@@ -1,26 +1,49 @@
 package mcphub
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // testBackend is the MCP server the tests put behind the hub: this test
 // binary run again with MCPHUB_BACKEND set. MCPHUB_NAME prefixes echo's
 // answers; MCPHUB_TOOLS (comma-separated) limits the tools it has.
 func testBackend() {
-	name := os.Getenv("MCPHUB_NAME")
-	only := strings.Split(os.Getenv("MCPHUB_TOOLS"), ",")
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, nil)
+	s := testServer(os.Getenv("MCPHUB_NAME"), os.Getenv("MCPHUB_TOOLS"), os.Getenv("MCPHUB_EXTRAS") != "")
+	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
+		fmt.Fprintln(os.Stderr, "test backend:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// testServer is the test MCP server: echo answers prefixed with name,
+// only the tools named in tools (comma-separated) if any; extras adds
+// resources, templates, prompts and subscriptions (extras_test.go).
+func testServer(name, tools string, extras bool) *mcp.Server {
+	only := strings.Split(tools, ",")
+	var opts *mcp.ServerOptions
+	subs := &subscriptions{n: map[string]int{}}
+	if extras {
+		opts = &mcp.ServerOptions{PageSize: 2, SubscribeHandler: subs.subscribe, UnsubscribeHandler: subs.unsubscribe}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-" + name, Version: "1"}, opts)
+	if extras {
+		addExtras(s, name, subs)
+	}
 	add := func(tool string, desc string, h mcp.ToolHandlerFor[args, any]) {
-		if os.Getenv("MCPHUB_TOOLS") == "" || slices.Contains(only, tool) {
+		if tools == "" || slices.Contains(only, tool) {
 			mcp.AddTool(s, &mcp.Tool{Name: tool, Description: desc}, h)
 		}
 	}
@@ -63,6 +86,32 @@ func testBackend() {
 			}
 		}
 	})
+	add("hog", "allocates memory until it is stopped", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		// Pages are touched to count against a cgroup; an address-space
+		// limit stops the allocation itself (MCPHUB_HOG_VIRTUAL), with no
+		// need to use real memory.
+		touch := os.Getenv("MCPHUB_HOG_VIRTUAL") == ""
+		var keep [][]byte
+		for range 8 << 10 { // up to 8 GiB, a MiB at a time
+			b := make([]byte, 1<<20)
+			for i := 0; touch && i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		return text(fmt.Sprint(len(keep))), nil, nil
+	})
+	add("spawn", "starts 100 sleeping processes in a shell", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
+		var out bytes.Buffer
+		p, err := proc.Start(proc.Spec{Path: "/bin/sh", Args: []string{"-c", `i=0; while [ $i -lt 100 ]; do sleep 60 >/dev/null 2>&1 & i=$((i+1)); done; echo started $i`},
+			Stdout: &out, Stderr: &out})
+		if err != nil {
+			return text("start: " + err.Error()), nil, nil
+		}
+		st := p.Wait()
+		_ = p.Signal(syscall.SIGKILL) // the sleeps
+		return text(fmt.Sprintf("exit %d: %s", st.ExitCode(), strings.TrimSpace(out.String()))), nil, nil
+	})
 	add("crash", "exits mid-call", func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
 		os.Exit(3)
 		return nil, nil, nil
@@ -73,20 +122,16 @@ func testBackend() {
 		})
 		return text("added"), nil, nil
 	})
-	if os.Getenv("MCPHUB_TOOLS") != "" {
+	if tools != "" {
 		for _, t := range only {
-			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool"}, t) {
+			if !slices.Contains([]string{"echo", "pid", "counter", "seq", "slow", "crash", "addtool", "hog", "spawn"}, t) {
 				mcp.AddTool(s, &mcp.Tool{Name: t}, func(context.Context, *mcp.CallToolRequest, args) (*mcp.CallToolResult, any, error) {
 					return text(name + ":" + t), nil, nil
 				})
 			}
 		}
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
-		fmt.Fprintln(os.Stderr, "test backend:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	return s
 }
 
 type args struct {

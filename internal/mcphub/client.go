@@ -2,10 +2,8 @@ package mcphub
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -23,18 +21,22 @@ type client struct {
 	h   *Hub
 	out *outbox
 
-	mu      sync.Mutex
-	hello   Hello
-	view    []*backend // nil until first needed
-	viewErr error
-	calls   map[string]*call // in flight, by the client's id
-	cat     *catalog
-	catGen  int64
+	mu        sync.Mutex
+	hello     Hello
+	view      []*backend // nil until first needed
+	viewErr   error
+	calls     map[string]*call // in flight, by the client's id
+	cat       [2]*catalog      // by kind
+	catGen    [2]int64
+	uris      map[string]*backend // resources/read routes, resources.go
+	templates []template
+	subs      map[*backend]map[string]bool // resources subscribed to
 }
 
 // ServeConn serves one client until it hangs up.
 func (h *Hub) ServeConn(rw io.ReadWriteCloser) {
-	cl := &client{h: h, out: newOutbox(rw), calls: map[string]*call{}}
+	cl := &client{h: h, out: newOutbox(rw), calls: map[string]*call{},
+		uris: map[string]*backend{}, subs: map[*backend]map[string]bool{}}
 	h.mu.Lock()
 	h.clients[cl] = struct{}{}
 	h.mu.Unlock()
@@ -80,6 +82,7 @@ func (cl *client) leave(rw io.Closer) {
 	for _, c := range calls {
 		c.b.cancel(c, json.RawMessage(`"client disconnected"`))
 	}
+	cl.unsubscribeAll()
 	cl.out.close()
 	<-cl.out.done
 	rw.Close()
@@ -101,11 +104,23 @@ func (cl *client) handle(m *msg) {
 	case m.Method == "ping":
 		cl.out.send(resultReply(m.ID, struct{}{}))
 	case m.Method == "tools/list":
-		cl.out.send(cl.listTools(m))
+		cl.out.send(cl.listNamed(m, kindTools))
+	case m.Method == "prompts/list":
+		cl.out.send(cl.listNamed(m, kindPrompts))
 	case m.Method == "tools/call":
-		if reply := cl.call(m); reply != nil {
-			cl.out.send(reply)
-		}
+		cl.reply(cl.callNamed(m, kindTools))
+	case m.Method == "prompts/get":
+		cl.reply(cl.callNamed(m, kindPrompts))
+	case m.Method == "resources/read":
+		cl.reply(cl.readResource(m))
+	// Listing and subscribing wait for backends: not in the read loop,
+	// which must stay free for cancellations.
+	case m.Method == "resources/list":
+		go cl.out.send(cl.listResources(m, "resources"))
+	case m.Method == "resources/templates/list":
+		go cl.out.send(cl.listResources(m, "resourceTemplates"))
+	case m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe":
+		go cl.out.send(cl.subscribe(m))
 	default:
 		cl.out.send(errorReply(m.ID, codeMethodNotFound, "csa-mcp hub: method %s not supported", m.Method))
 	}
@@ -127,133 +142,11 @@ func (cl *client) sees(b *backend) bool {
 	return slices.Contains(cl.view, b)
 }
 
-// initialize starts the client's backends (once each, shared) and answers
-// from their cached initialize results. The hub offers tools only, so the
-// merged capabilities are tools with listChanged; the servers'
-// instructions are joined under their names.
-func (cl *client) initialize(m *msg) *msg {
-	bs, err := cl.backends()
-	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+// reply sends an immediate answer (nil: the answer comes later).
+func (cl *client) reply(m *msg) {
+	if m != nil {
+		cl.out.send(m)
 	}
-	var wg sync.WaitGroup
-	for _, b := range bs {
-		wg.Go(func() {
-			if _, err := b.ensure(cl.h.ctx); err != nil {
-				fmt.Fprintf(cl.h.logw, "csa-mcp hub: %s: %v\n", b.label(), err)
-			}
-		})
-	}
-	wg.Wait()
-	var req struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(m.Params, &req)
-	version := hubProtocolVersion
-	if slices.Contains(knownVersions, req.ProtocolVersion) {
-		version = req.ProtocolVersion
-	}
-	var instructions []string
-	for _, b := range bs {
-		b.mu.Lock()
-		init := b.init
-		b.mu.Unlock()
-		var res struct {
-			Instructions string `json:"instructions"`
-		}
-		if json.Unmarshal(init, &res) == nil && res.Instructions != "" {
-			instructions = append(instructions, b.name+": "+res.Instructions)
-		}
-	}
-	result := map[string]any{
-		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
-		"serverInfo":      map[string]any{"name": "csa-mcp-hub", "version": "1"},
-	}
-	if len(instructions) > 0 {
-		result["instructions"] = strings.Join(instructions, "\n\n")
-	}
-	return resultReply(m.ID, result)
-}
-
-// catalog is the client's tool catalog, rebuilt when a backend's tools
-// may have changed.
-func (cl *client) catalog() (*catalog, error) {
-	bs, err := cl.backends()
-	if err != nil {
-		return nil, err
-	}
-	gen := cl.h.gen.Load()
-	cl.mu.Lock()
-	cat, ok := cl.cat, cl.cat != nil && cl.catGen == gen
-	cl.mu.Unlock()
-	if ok {
-		return cat, nil
-	}
-	cat, errs := buildCatalog(cl.h.ctx, bs)
-	for _, err := range errs {
-		fmt.Fprintf(cl.h.logw, "csa-mcp hub: %v\n", err)
-	}
-	cl.mu.Lock()
-	cl.cat, cl.catGen = cat, gen
-	cl.mu.Unlock()
-	return cat, nil
-}
-
-func (cl *client) listTools(m *msg) *msg {
-	cat, err := cl.catalog()
-	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
-	}
-	tools := make([]json.RawMessage, 0, len(cat.names))
-	for _, n := range cat.names {
-		tools = append(tools, cat.tools[n].def)
-	}
-	return resultReply(m.ID, map[string]any{"tools": tools})
-}
-
-// call routes a tools/call to its backend's queue; the reply comes later
-// (nil here) unless the call is refused at once.
-func (cl *client) call(m *msg) *msg {
-	var p map[string]json.RawMessage
-	var name string
-	if json.Unmarshal(m.Params, &p) != nil || json.Unmarshal(p["name"], &name) != nil {
-		return errorReply(m.ID, codeInvalidParams, "tools/call needs params.name")
-	}
-	cat, err := cl.catalog()
-	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
-	}
-	e, ok := cat.tools[name]
-	if !ok {
-		return errorReply(m.ID, codeInvalidParams, "unknown tool %q", name)
-	}
-	c := &call{cl: cl, id: m.ID, b: e.b}
-	p["name"], _ = json.Marshal(e.tool)
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(p["_meta"], &meta) == nil && len(meta["progressToken"]) > 0 {
-		c.token = cl.h.progressToken(cl, meta["progressToken"])
-		meta["progressToken"], _ = json.Marshal(c.token)
-		p["_meta"], _ = json.Marshal(meta)
-	}
-	c.params, _ = json.Marshal(p)
-	key := string(m.ID)
-	cl.mu.Lock()
-	_, dup := cl.calls[key]
-	if !dup {
-		cl.calls[key] = c
-	}
-	cl.mu.Unlock()
-	if dup {
-		cl.h.dropProgress(c.token)
-		return errorReply(m.ID, codeInvalidRequest, "request id %s is already in use", key)
-	}
-	if err := e.b.enqueue(c); err != nil {
-		cl.forget(c)
-		cl.h.dropProgress(c.token)
-		return errorReply(m.ID, codeBackend, "%v", err)
-	}
-	return nil
 }
 
 func (cl *client) forget(c *call) {

@@ -3,6 +3,7 @@ package mcphub
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // dispatch is a backend's call queue. Calls take a slot when one is free
@@ -23,10 +24,12 @@ func (d *dispatch) init(cfg ServerConfig) {
 	d.kick = make(chan struct{}, 1)
 }
 
-// call is one client's tools/call on its way to a backend.
+// call is one client's request on its way to a backend: tools/call,
+// prompts/get or resources/read.
 type call struct {
 	cl      *client
 	b       *backend
+	method  string
 	id      json.RawMessage // the client's id
 	params  json.RawMessage // tool name and progress token rewritten
 	token   string          // hub progress token, "" if none
@@ -116,7 +119,7 @@ func (b *backend) send(c *call) {
 	c.conn = conn
 	b.calls++
 	b.mu.Unlock()
-	id := b.register(conn, "tools/call", c.params, func(m *msg) {
+	id := b.register(conn, c.method, c.params, func(m *msg) {
 		b.release()
 		b.mu.Lock()
 		if m.Error != nil {
@@ -124,7 +127,11 @@ func (b *backend) send(c *call) {
 		} else {
 			b.backoff = minBackoff
 		}
+		b.lastUse = time.Now()
 		b.mu.Unlock()
+		if c.method == "tools/call" && m.Result != nil {
+			c.cl.learnLinks(b, m.Result)
+		}
 		m.ID = c.id
 		b.finish(c, m)
 	})
@@ -167,7 +174,7 @@ func (b *backend) cancel(c *call, reason json.RawMessage) {
 	if len(reason) > 0 {
 		p["reason"] = reason
 	}
-	conn.out.send(notification("notifications/cancelled", p))
+	conn.link.send(notification("notifications/cancelled", p))
 	// A server need not answer a cancelled request (those built on the
 	// TypeScript SDK never do): the call ends here and frees its slot, and
 	// a late answer finds nothing pending.

@@ -13,9 +13,18 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/csa-dev/csa/internal/cli/shim"
+	"github.com/csa-dev/csa/internal/resource"
 )
 
 func TestMain(m *testing.M) {
+	// The hub confines limited servers through its own executable's
+	// shim: here, the test binary's.
+	if len(os.Args) > 1 && os.Args[1] == resource.ShimCommand {
+		fmt.Fprintln(os.Stderr, "shim:", shim.Exec(os.Args[2:]))
+		os.Exit(127)
+	}
 	if os.Getenv("MCPHUB_BACKEND") != "" {
 		testBackend()
 	}
@@ -37,8 +46,8 @@ func server(t *testing.T, env ...string) ServerConfig {
 }
 
 // startHub serves cfg on a socket in a short temporary directory (socket
-// paths are limited to 108 bytes).
-func startHub(t *testing.T, servers map[string]ServerConfig) (*Hub, string) {
+// paths are limited to 108 bytes); setup runs before it serves.
+func startHub(t *testing.T, servers map[string]ServerConfig, setup ...func(*Hub)) (*Hub, string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hub")
 	if err != nil {
@@ -50,6 +59,9 @@ func startHub(t *testing.T, servers map[string]ServerConfig) (*Hub, string) {
 		t.Fatal(err)
 	}
 	h := New(&Config{Servers: servers}, testLog{t})
+	for _, f := range setup {
+		f(h)
+	}
 	go h.Serve(l)
 	t.Cleanup(func() {
 		h.Close()

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/proc"
 )
 
 // hubProtocolVersion is what the hub asks its backends for and offers
@@ -36,6 +35,8 @@ type Hub struct {
 	done    <-chan struct{}
 	gen     atomic.Int64 // bumped whenever a backend's tools may have changed
 	started time.Time
+
+	cacheDir string // known tool lists of lazy servers, known.go
 
 	mu       sync.Mutex
 	backends map[backendKey]*backend
@@ -157,22 +158,6 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	return sortedBackends(bs), nil
 }
 
-// toolsChanged tells every client that sees b.
-func (h *Hub) toolsChanged(b *backend) {
-	h.gen.Add(1)
-	h.mu.Lock()
-	var cls []*client
-	for c := range h.clients {
-		cls = append(cls, c)
-	}
-	h.mu.Unlock()
-	for _, c := range cls {
-		if c.sees(b) {
-			c.out.send(notification("notifications/tools/list_changed", nil))
-		}
-	}
-}
-
 // progressToken gives a call a token unique in the hub, as two clients'
 // tokens may be equal.
 func (h *Hub) progressToken(cl *client, token json.RawMessage) string {
@@ -215,24 +200,27 @@ type BackendStatus struct {
 	Name       string `json:"name"`
 	Project    string `json:"project,omitempty"` // "" for a shared server
 	Definition string `json:"definition"`        // hash of its configuration: differently defined servers are separate backends
-	State      string `json:"state"`             // running, starting, backoff, stopped
-	PID        int    `json:"pid"`               // 0 when not running
-	RSS        int64  `json:"rss_bytes"`
-	Clients    int    `json:"clients"` // clients that see it
-	InFlight   int    `json:"in_flight"`
-	Queued     int    `json:"queued"`
-	Calls      int    `json:"calls"`
-	Errors     int    `json:"errors"`
-	Restarts   int    `json:"restarts"`
+	Transport  string `json:"transport"`         // stdio or http
+	// State is running, starting, backoff (waiting to restart after a
+	// crash), exited, stopped (idle) or not started.
+	State    string `json:"state"`
+	PID      int    `json:"pid"` // 0 when not running, and for http
+	RSS      int64  `json:"rss_bytes"`
+	Clients  int    `json:"clients"` // clients that see it
+	InFlight int    `json:"in_flight"`
+	Queued   int    `json:"queued"`
+	Calls    int    `json:"calls"`
+	Errors   int    `json:"errors"`
+	Restarts int    `json:"restarts"` // after crashes
+	// Starts counts every start; IdleStops the stops after idle_ttl;
+	// Reinits the HTTP sessions renewed after the server forgot one.
+	Starts    int `json:"starts"`
+	IdleStops int `json:"idle_stops"`
+	Reinits   int `json:"reinits"`
+	// Sandbox is the resource layer enforcing memory_max_mb and
+	// pids_max (cgroup1, cgroup2, systemd, setrlimit, none).
+	Sandbox string `json:"sandbox,omitempty"`
 }
-
-// States of a backend.
-const (
-	StateRunning  = "running"  // its process is up and initialised
-	StateStarting = "starting" // being started (or waiting out its backoff to start)
-	StateBackoff  = "backoff"  // died; not restarted before its backoff ends
-	StateStopped  = "stopped"  // not running: not needed yet, or stopped
-)
 
 // Status lists the backends created so far, by name and project.
 func (h *Hub) Status() []BackendStatus {
@@ -248,20 +236,12 @@ func (h *Hub) Status() []BackendStatus {
 	h.mu.Unlock()
 	var out []BackendStatus
 	for b, k := range keys {
-		s := BackendStatus{Name: b.name, Project: b.project, Definition: k.def, State: b.state()}
+		s := b.status()
+		s.Definition = k.def
 		for _, c := range cls {
 			if c.sees(b) {
 				s.Clients++
 			}
-		}
-		b.mu.Lock()
-		s.InFlight, s.Queued, s.Calls, s.Errors, s.Restarts = b.inflight, len(b.waiting), b.calls, b.errors, b.restarts
-		if b.conn != nil {
-			s.PID = b.conn.p.Pid
-		}
-		b.mu.Unlock()
-		if s.PID != 0 {
-			s.RSS, _ = proc.RSS(s.PID)
 		}
 		out = append(out, s)
 	}
@@ -270,26 +250,4 @@ func (h *Hub) Status() []BackendStatus {
 		return a.Name+"\x00"+a.Project+"\x00"+a.Definition < b.Name+"\x00"+b.Project+"\x00"+b.Definition
 	})
 	return out
-}
-
-// state tells what b is doing. A start holds startMu, so a busy startMu
-// with no process is a start under way.
-func (b *backend) state() string {
-	b.mu.Lock()
-	running, backoff := b.conn != nil, time.Now().Before(b.notBefore)
-	b.mu.Unlock()
-	if running {
-		return StateRunning
-	}
-	if !b.startMu.TryLock() {
-		if backoff {
-			return StateBackoff
-		}
-		return StateStarting
-	}
-	b.startMu.Unlock()
-	if backoff {
-		return StateBackoff
-	}
-	return StateStopped
 }

@@ -1,86 +1,58 @@
 package mcphub
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "time"
 
-// idleTimer closes the hub after a while with no client (SetIdleExit).
-type idleTimer struct {
-	after time.Duration // 0: never
-	t     *time.Timer
-	gen   int // which arming a firing timer belongs to
+// idle_ttl: an instance with no call for that long, and nothing in
+// flight or queued, is stopped; the next need starts it again. An idle
+// stop is no crash: no backoff, and restarts does not count it.
+
+// touch records activity: the idle time counts from the last of it.
+func (b *backend) touch() {
+	b.mu.Lock()
+	b.lastUse = time.Now()
+	b.mu.Unlock()
 }
 
-// SetIdleExit makes the hub close itself after d with no client (0:
-// never). Call it before Serve.
-func (h *Hub) SetIdleExit(d time.Duration) {
-	h.mu.Lock()
-	h.idle.after = d
-	h.mu.Unlock()
-}
-
-// isHubRequest: status and stop requests are not clients; they neither
-// keep the hub alive nor count in its report.
-func isHubRequest(method string) bool {
-	return method == StatusMethod || method == StopMethod
-}
-
-// joined counts cl as a client once its first message shows it is one.
-func (h *Hub) joined(cl *client, first *msg) {
-	if isHubRequest(first.Method) {
+// armIdle starts the idle timer of a new instance.
+func (b *backend) armIdle() {
+	ttl := b.cfg.IdleTTL.Std()
+	if ttl <= 0 {
 		return
 	}
-	h.mu.Lock()
-	h.active[cl] = struct{}{}
-	h.idle.gen++
-	if h.idle.t != nil {
-		h.idle.t.Stop()
-		h.idle.t = nil
-	}
-	h.mu.Unlock()
-}
-
-// left forgets cl; the last client to leave arms the idle timer.
-func (h *Hub) left(cl *client) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.active[cl]; !ok {
-		return
-	}
-	delete(h.active, cl)
-	if len(h.active) == 0 {
-		h.armIdle()
-	}
-	if len(h.superseded()) > 0 {
-		go h.retire()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.idleTimer == nil {
+		b.idleTimer = time.AfterFunc(ttl, b.idleCheck)
+	} else {
+		b.idleTimer.Reset(ttl)
 	}
 }
 
-// armIdle starts the idle timer (h.mu held).
-func (h *Hub) armIdle() {
-	if h.idle.after <= 0 {
+// idleCheck stops the instance if it has been idle for the whole TTL, and
+// otherwise looks again when it could be.
+func (b *backend) idleCheck() {
+	ttl := b.cfg.IdleTTL.Std()
+	b.mu.Lock()
+	c := b.conn
+	if c == nil {
+		b.mu.Unlock()
 		return
 	}
-	h.idle.gen++
-	gen, after := h.idle.gen, h.idle.after
-	h.idle.t = time.AfterFunc(h.idle.after, func() {
-		h.mu.Lock()
-		idle := gen == h.idle.gen && len(h.active) == 0
-		if idle && len(h.clients) > 0 {
-			// A connection that has not said yet what it is (a bridge
-			// about to say hello), or a status request: look again later.
-			idle = false
-			h.armIdle()
+	busy := len(c.pending) > 0 || b.inflight > 0 || len(b.ready) > 0
+	left := ttl - time.Since(b.lastUse)
+	if busy || left > 0 {
+		if busy || left < 0 {
+			left = ttl
 		}
-		h.mu.Unlock()
-		if idle {
-			fmt.Fprintf(h.logw, "%s csa-mcp hub: no client for %v: exiting\n", LogTime(), after)
-			h.Close()
-		}
-	})
+		b.idleTimer.Reset(left)
+		b.mu.Unlock()
+		return
+	}
+	b.conn = nil
+	b.state = stateIdle
+	b.idleStops++
+	b.forgetLive()
+	b.mu.Unlock()
+	b.hub.gen.Add(1)
+	c.link.stop(2 * time.Second)
 }
-
-// LogTime is the time at the head of the hub's own log lines.
-func LogTime() string { return strings.Replace(time.Now().Format(time.DateTime), " ", "T", 1) }

@@ -12,27 +12,28 @@ import (
 // MaxToolName is the longest tool name clients accept.
 const MaxToolName = 64
 
-// exposed is a tool as a client sees it.
+// exposed is a tool (or prompt) as a client sees it.
 type exposed struct {
 	b    *backend
 	tool string          // the backend's own name
-	def  json.RawMessage // the tool with the exposed name
+	def  json.RawMessage // the definition with the exposed name
 }
 
-// catalog is a client's view of the tools of its backends: names kept as
-// they are, except that names two backends share become server__tool (for
-// those names only, so adding a server renames nothing else).
+// catalog is a client's view of the tools (or prompts) of its backends:
+// names kept as they are, except that names two backends share become
+// server__name (for those names only, so adding a server renames nothing
+// else).
 type catalog struct {
 	names []string // exposed names in listing order
 	tools map[string]exposed
 }
 
-func buildCatalog(ctx context.Context, bs []*backend) (*catalog, []error) {
+func buildCatalog(ctx context.Context, bs []*backend, k kind) (*catalog, []error) {
 	lists := make([][]json.RawMessage, len(bs))
 	errs := make([]error, len(bs))
 	var wg sync.WaitGroup
 	for i, b := range bs {
-		wg.Go(func() { lists[i], errs[i] = b.listTools(ctx) })
+		wg.Go(func() { lists[i], errs[i] = b.list(ctx, k) })
 	}
 	wg.Wait()
 	type entry struct {
@@ -49,7 +50,7 @@ func buildCatalog(ctx context.Context, bs []*backend) (*catalog, []error) {
 			if json.Unmarshal(raw, &def) != nil || json.Unmarshal(def["name"], &name) != nil || name == "" {
 				continue
 			}
-			if !bs[i].cfg.Exposes(name) {
+			if k == kindTools && !bs[i].cfg.Exposes(name) {
 				continue
 			}
 			entries = append(entries, entry{i, name, def})
@@ -98,51 +99,6 @@ func hashed(s string) string {
 		s = s[:MaxToolName-len(suffix)]
 	}
 	return s + suffix
-}
-
-// listTools is the backend's tool list, cached until it changes or the
-// process restarts.
-func (b *backend) listTools(ctx context.Context) ([]json.RawMessage, error) {
-	c, err := b.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	tools, ok, ver := b.tools, b.toolsOK, b.toolsVer
-	b.mu.Unlock()
-	if ok {
-		return tools, nil
-	}
-	var all []json.RawMessage
-	cursor := ""
-	for {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		res, err := b.roundTrip(ctx, c, "tools/list", params)
-		if err != nil {
-			return nil, err
-		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		all = append(all, page.Tools...)
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	b.mu.Lock()
-	if b.conn == c && b.toolsVer == ver { // no list_changed meanwhile
-		b.tools, b.toolsOK = all, true
-	}
-	b.mu.Unlock()
-	return all, nil
 }
 
 // sortedBackends orders a view by name so listings and renames are stable.

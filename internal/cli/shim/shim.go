@@ -24,7 +24,7 @@ func NewCmd() *cobra.Command {
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			err := run(args)
+			err := Exec(args)
 			// Reached only on failure: the program was not started.
 			fmt.Fprintln(os.Stderr, "csa __exec:", err)
 			os.Exit(127)
@@ -33,7 +33,11 @@ func NewCmd() *cobra.Command {
 	}
 }
 
-func run(args []string) error {
+// Exec confines this process as args say and replaces it with the
+// program; it returns only on failure. Programs other than csa that start
+// processes through resource.Wrap (csa-mcp) call it for their own
+// resource.ShimCommand.
+func Exec(args []string) error {
 	pid := []byte(strconv.Itoa(os.Getpid()))
 	for len(args) > 0 && args[0] != "--" {
 		if len(args) < 2 {

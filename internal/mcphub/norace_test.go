@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcphub
+
+const raceBuild = false
