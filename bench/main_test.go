@@ -20,6 +20,7 @@ var (
 	benchDir  string // scratch space; $CSA_BENCH_DIR if set (kept), else a temp dir
 	csaBin    string // built csa
 	agentBin  string // built fakeagent
+	mcpBin    string // built csa-mcp (the MCP hub and csa's MCP server)
 	moduleDir string
 )
 
@@ -61,7 +62,7 @@ func benchMain(m *testing.M) int {
 	binDir := os.Getenv("CSA_BENCH_BIN")
 	if binDir == "" {
 		binDir = filepath.Join(benchDir, "bin")
-		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/fakeagent")
+		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp", "./cmd/fakeagent")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 		build.Dir = moduleDir
 		if out, err := build.CombinedOutput(); err != nil {
@@ -69,8 +70,8 @@ func benchMain(m *testing.M) int {
 			return 1
 		}
 	}
-	csaBin, agentBin = filepath.Join(binDir, "csa"), filepath.Join(binDir, "fakeagent")
-	for _, p := range []string{csaBin, agentBin} {
+	csaBin, agentBin, mcpBin = filepath.Join(binDir, "csa"), filepath.Join(binDir, "fakeagent"), filepath.Join(binDir, "csa-mcp")
+	for _, p := range []string{csaBin, agentBin, mcpBin} {
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1

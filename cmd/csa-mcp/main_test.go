@@ -23,6 +23,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if log := os.Getenv(tapEnv); log != "" {
+		os.Exit(tapMain(log))
+	}
 	if name := os.Getenv("CSAMCP_TEST_SERVER"); name != "" {
 		os.Exit(testServer(name))
 	}

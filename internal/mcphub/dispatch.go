@@ -175,4 +175,15 @@ func (b *backend) cancel(c *call, reason json.RawMessage) {
 		p["reason"] = reason
 	}
 	conn.link.send(notification("notifications/cancelled", p))
+	// A server need not answer a cancelled request (those built on the
+	// TypeScript SDK never do): the call ends here and frees its slot, and
+	// a late answer finds nothing pending.
+	b.mu.Lock()
+	done := conn.pending[id]
+	delete(conn.pending, id)
+	b.mu.Unlock()
+	if done != nil {
+		b.release()
+		b.finish(c, nil)
+	}
 }
