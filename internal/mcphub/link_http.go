@@ -9,8 +9,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -91,12 +93,31 @@ func (l *httpLink) newRequest(ctx context.Context, method string, body []byte, s
 	return req, nil
 }
 
+// post sends body. A kept-alive connection the server closed while idle
+// (it restarted, or timed the connection out) fails a POST that Go's
+// transport will not resend, as a POST may have been acted on; one that
+// was reused and dropped before any answer is sent once more on a new
+// connection, as browsers and HTTP clients do.
 func (l *httpLink) post(ctx context.Context, body []byte, session, version string) (*http.Response, error) {
-	req, err := l.newRequest(ctx, http.MethodPost, body, session, version)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		req, err := l.newRequest(ctx, http.MethodPost, body, session, version)
+		if err != nil {
+			return nil, err
+		}
+		reused := false
+		req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+		}))
+		resp, err := httpClient.Do(req)
+		if err == nil || attempt > 0 || !reused || ctx.Err() != nil || !droppedConn(err) {
+			return resp, err
+		}
 	}
-	return httpClient.Do(req)
+}
+
+// droppedConn: the connection ended before an answer began.
+func droppedConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // handshake opens the session.
