@@ -35,7 +35,7 @@ type call struct {
 	token   string          // hub progress token, "" if none
 	conn    *bconn          // set once sent (backend lock)
 	hubID   int64
-	dropped bool // cancelled before it was sent
+	dropped bool // cancelled before it was sent (or while)
 }
 
 func (b *backend) wake() {
@@ -137,7 +137,11 @@ func (b *backend) send(c *call) {
 	})
 	b.mu.Lock()
 	c.hubID = id
+	cancelled := c.dropped // while it was being sent
 	b.mu.Unlock()
+	if cancelled {
+		b.cancel(c, nil)
+	}
 }
 
 // finish delivers a call's reply (none if it was cancelled) and forgets it.
