@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -261,12 +262,12 @@ func TestRealFIFOQueue(t *testing.T) {
 // shared by the agents of that project; what one project stores another
 // does not see. server-memory keeps its graph in a file, by default in its
 // own package directory (shared by every instance): the config puts it in
-// the project, where a project-scoped instance runs.
+// the project with {project}.
 func TestRealProjectScope(t *testing.T) {
 	w := newWorld(t)
 	memory := testmcp.Require(t, testmcp.Memory)
-	h := startHub(t, w, "[servers.memory]\ncommand = \"sh\"\nargs = "+
-		tomlList("-c", `MEMORY_FILE_PATH="$(pwd -P)/memory.jsonl" exec "$0"`, memory)+"\nscope = \"project\"\n")
+	h := startHub(t, w, "[servers.memory]\ncommand = "+strconv.Quote(memory)+
+		"\nenv = { MEMORY_FILE_PATH = \"{project}/memory.jsonl\" }\nscope = \"project\"\n")
 	projA, projB := filepath.Join(w.dir, "a"), filepath.Join(w.dir, "b")
 	for _, p := range []string{projA, projB} {
 		os.MkdirAll(p, 0o755)
@@ -314,6 +315,9 @@ func TestRealProjectScope(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(projA, "memory.jsonl")); err != nil || !strings.Contains(string(b), "hub-of-a") {
 		t.Fatalf("project A's memory file: %v %s", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(projB, "memory.jsonl")); err == nil && strings.Contains(string(b), "hub-of-a") {
+		t.Fatalf("project B's memory file has A's entity: %s", b)
 	}
 }
 

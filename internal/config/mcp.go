@@ -66,6 +66,10 @@ const (
 	MCPProject = "project"
 )
 
+// ProjectVar in a project-scoped server's args, env values or cwd is
+// replaced by the project root of each instance.
+const ProjectVar = "{project}"
+
 // DefaultMCPQueue is the queue of a server whose queue is 0.
 const DefaultMCPQueue = 256
 
@@ -110,6 +114,18 @@ func (s MCPServer) problems() []fieldProblem {
 	case "", MCPShared, MCPProject:
 	default:
 		bad("scope", fmt.Sprintf("%q is not one of shared, project", s.Scope))
+	}
+	if s.Scope != MCPProject {
+		uses := strings.Contains(s.Cwd, ProjectVar)
+		for _, a := range s.Args {
+			uses = uses || strings.Contains(a, ProjectVar)
+		}
+		for _, v := range s.Env {
+			uses = uses || strings.Contains(v, ProjectVar)
+		}
+		if uses {
+			bad("scope", ProjectVar+` in args, env or cwd needs scope = "project" (one instance per project root)`)
+		}
 	}
 	if s.Concurrency < 0 {
 		bad("concurrency", fmt.Sprintf("%d cannot be negative (0 for no bound)", s.Concurrency))

@@ -46,6 +46,7 @@ func TestMCPValidation(t *testing.T) {
 		{"[mcp.servers.a]\nurl = \"ftp://h/mcp\"", `"ftp://h/mcp" is not an http(s) URL`},
 		{"[mcp.servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }", `"mcp.servers.a.headers": headers are for url servers`},
 		{"[mcp.servers.a]\ncommand = \"x\"\nscope = \"global\"", `"mcp.servers.a.scope": "global" is not one of shared, project`},
+		{"[mcp.servers.a]\ncommand = \"x\"\nargs = [\"{project}/db\"]", `"mcp.servers.a.scope": {project} in args, env or cwd needs scope = "project"`},
 		{"[mcp.servers.a]\ncommand = \"x\"\nconcurrency = -1", `"mcp.servers.a.concurrency": -1 cannot be negative`},
 		{"[mcp.servers.a]\ncommand = \"x\"\nqueue = -1", `"mcp.servers.a.queue": -1 cannot be negative`},
 		{"[mcp.servers.a]\ncommand = \"x\"\nmemory_max_mb = -5", `"mcp.servers.a.memory_max_mb": -5 cannot be negative`},

@@ -33,7 +33,7 @@ type limited struct {
 func (b *backend) confine() (string, []string, *limited, error) {
 	lim := resource.Limits{MemoryMaxMB: b.cfg.MemoryMaxMB, PidsMax: b.cfg.PidsMax}
 	if !lim.Any() {
-		return b.cfg.Command, b.cfg.Args, nil, nil
+		return b.cfg.Command, b.args(), nil, nil
 	}
 	caps := hostCapabilities()
 	plan, err := resource.Decide(caps, resource.BestEffort, resource.Auto, lim)
@@ -58,7 +58,7 @@ func (b *backend) confine() (string, []string, *limited, error) {
 			return "", nil, nil, err
 		}
 	}
-	prog, args := resource.Wrap(plan, caps, l.group, shim, resource.GroupName(id), b.cfg.Command, b.cfg.Args)
+	prog, args := resource.Wrap(plan, caps, l.group, shim, resource.GroupName(id), b.cfg.Command, b.args())
 	return prog, args, l, nil
 }
 

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -20,6 +22,22 @@ type stdioLink struct {
 	out   *outbox
 	in    *os.File // the server's stdin
 	limit *limited // nil without memory or pids limits
+}
+
+// expand puts the project root of a project-scoped server's instance in
+// place of {project} (config checks it is used only there), so that a
+// stateful server keeps its state in the project: args = ["--db",
+// "{project}/.mcp/db"].
+func (b *backend) expand(s string) string {
+	return strings.ReplaceAll(s, config.ProjectVar, b.project)
+}
+
+func (b *backend) args() []string {
+	out := make([]string, len(b.cfg.Args))
+	for i, a := range b.cfg.Args {
+		out[i] = b.expand(a)
+	}
+	return out
 }
 
 // startProcess runs the server's command with its stdio on pipes. It goes
@@ -45,9 +63,9 @@ func (b *backend) startProcess(c *bconn) (*stdioLink, error) {
 	}
 	env := os.Environ()
 	for k, v := range b.cfg.Env {
-		env = append(env, k+"="+v)
+		env = append(env, k+"="+b.expand(v))
 	}
-	dir := b.cfg.Cwd
+	dir := b.expand(b.cfg.Cwd)
 	if dir == "" {
 		dir = b.project
 	}
