@@ -15,6 +15,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/mcplink"
 )
 
@@ -104,7 +105,7 @@ func runConnect(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	hello := mcphub.Hello{Project: *project}
+	hello := mcphub.Hello{Project: *project, Caller: caller()}
 	if *only != "" {
 		hello.Only = strings.Split(*only, ",")
 	}
@@ -129,4 +130,17 @@ func runConnect(args []string) int {
 		}
 		return 0
 	}
+}
+
+// caller is where this bridge's agent runs, for csa's MCP server behind
+// the hub.
+func caller() *mcphub.Caller {
+	c := &mcphub.Caller{Env: map[string]string{}}
+	for _, k := range runner.SessionVars {
+		if v, ok := os.LookupEnv(k); ok {
+			c.Env[k] = v
+		}
+	}
+	c.Cwd, _ = os.Getwd()
+	return c
 }

@@ -219,3 +219,49 @@ func TestCSAMCPServerCommand(t *testing.T) {
 		t.Fatalf("run: %v", r)
 	}
 }
+
+// csa's MCP server behind the hub is one process, the hub's child, shared
+// by every agent: the hub hands it each caller's session with the call, so
+// a sub-agent an agent starts through it is still that agent's child, in
+// the agent's project, under the depth limit; an agent outside csa starts
+// a session of its own.
+func TestCSAServerBehindTheHub(t *testing.T) {
+	w := newWorld(t)
+	parent := call(t, w.connect(t), "run", map[string]any{"prompt": "echo parent", "tool": "codex"}, false)
+	pid := fmt.Sprint(parent["session_id"])
+	h := startHub(t, w, "[servers.csa]\ncommand = "+quote(filepath.Join(bin, "csa"))+"\nargs = [\"mcp-server\"]\n")
+	agent := func(env ...string) *mcp.ClientSession {
+		cmd := exec.Command(filepath.Join(bin, "csa-mcp"), "connect", "--socket", h.socket, "--project", w.proj)
+		cmd.Dir, cmd.Env, cmd.Stderr = w.proj, append(append([]string(nil), w.env...), env...), os.Stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	inside := agent("CSA_SESSION_ID="+pid, "CSA_DEPTH=0", "CSA_TOOL=codex")
+	outside := agent()
+
+	child := call(t, inside, "run", map[string]any{"prompt": "echo child", "tool": "claude-code"}, false)
+	st := call(t, inside, "session_status", map[string]any{"session_id": fmt.Sprint(child["session_id"])}, false)
+	if st["parent_id"] != pid || fmt.Sprint(st["depth"]) != "1" || st["project_root"] != w.proj {
+		t.Fatalf("child of the agent's session: %v", st)
+	}
+	own := call(t, outside, "run", map[string]any{"prompt": "echo own", "tool": "claude-code"}, false)
+	st = call(t, outside, "session_status", map[string]any{"session_id": fmt.Sprint(own["session_id"])}, false)
+	if p, _ := st["parent_id"].(string); p != "" || fmt.Sprint(st["depth"]) != "0" || st["project_root"] != w.proj {
+		t.Fatalf("session of an agent outside csa: %v", st)
+	}
+	if l := call(t, outside, "list_sessions", nil, false); !strings.Contains(l["_text"].(string), pid) {
+		t.Fatalf("list_sessions from the agent's project: %v", l["_text"])
+	}
+	deep := agent("CSA_SESSION_ID="+pid, "CSA_DEPTH=99", "CSA_TOOL=codex")
+	if r := call(t, deep, "run", map[string]any{"prompt": "echo too deep", "tool": "codex"}, true); !strings.Contains(r["_text"].(string), "depth") {
+		t.Fatalf("past the recursion limit: %v", r["_text"])
+	}
+	if b := h.status(t).Backends; len(b) != 1 || b[0].Name != "csa" || b[0].Calls != 6 {
+		t.Fatalf("backends %+v, want the one csa server for every agent", b)
+	}
+}

@@ -29,6 +29,7 @@ type backend struct {
 	conn      *bconn                      // nil until started and after it ends
 	closing   *bconn                      // being stopped for the hub's shutdown
 	init      json.RawMessage             // initialize result, kept after the instance ends
+	isCSA     bool                        // csa's own MCP server: tools/call gets the Caller (caller.go)
 	lists                                 // tools and prompts, lists.go
 	subs      map[string]map[*client]bool // resource subscriptions by URI
 	backoff   time.Duration
@@ -148,7 +149,7 @@ func (b *backend) ensure(ctx context.Context) (*bconn, error) {
 		return nil, fmt.Errorf("initialize %s: %w", b.label(), err)
 	}
 	b.mu.Lock()
-	b.conn, b.init = c, res
+	b.conn, b.init, b.isCSA = c, res, serverName(res) == CSAServerName
 	b.starts++
 	b.lastUse = time.Now()
 	b.forgetLive()

@@ -12,7 +12,27 @@ import (
 type Hello struct {
 	Only    []string `json:"only,omitempty"`
 	Project string   `json:"project,omitempty"`
+	Caller  *Caller  `json:"caller,omitempty"`
 }
+
+// Caller is where the agent behind a bridge runs: its csa session's
+// variables (CSA_SESSION_ID, CSA_DEPTH, ...) and working directory. csa's
+// own MCP server behind the hub is a child of the hub, not of the agent:
+// the hub hands it the caller with each tool call (CallerMeta), so that a
+// sub-agent the agent starts is still a child of the agent's session,
+// under the depth limit, in its project.
+type Caller struct {
+	Env map[string]string `json:"env,omitempty"`
+	Cwd string            `json:"cwd,omitempty"`
+}
+
+// CallerMeta is the _meta key of a tools/call under which the hub gives
+// csa's MCP server (and only it: a server that names itself CSAServerName)
+// the Caller.
+const CallerMeta = "dev.csa/caller"
+
+// CSAServerName is the name csa's MCP server gives in its initialize answer.
+const CSAServerName = "csa"
 
 const helloMethod = "csa-hub/hello"
 

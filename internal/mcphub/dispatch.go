@@ -118,6 +118,9 @@ func (b *backend) send(c *call) {
 	b.mu.Lock()
 	c.conn = conn
 	b.calls++
+	if b.isCSA {
+		c.params = withCaller(c)
+	}
 	b.mu.Unlock()
 	id := b.register(conn, c.method, c.params, func(m *msg) {
 		b.release()

@@ -10,27 +10,34 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
 // Version is reported in the MCP initialize answer.
 var Version = "dev"
 
-// CSA runs csa with args and returns its standard output, its standard
-// error's tail and its exit status.
-type CSA func(ctx context.Context, args []string) (stdout []byte, stderr string, exit int, err error)
+// CSA runs csa with args for caller (nil: as this server runs) and returns
+// its standard output, its standard error's tail and its exit status.
+type CSA func(ctx context.Context, caller *mcphub.Caller, args []string) (stdout []byte, stderr string, exit int, err error)
 
 // Exec is a CSA that runs the csa executable at path through proc, in its
 // own process group, stopped (SIGTERM, then SIGKILL) when the call is
-// cancelled.
+// cancelled. For a caller it runs in the caller's directory with the
+// caller's session variables in place of this server's.
 func Exec(path string) CSA {
-	return func(ctx context.Context, args []string) ([]byte, string, int, error) {
-		c, err := proc.Capture(ctx, proc.Spec{Path: path, Args: args, DieWithParent: true}, 2*time.Second)
+	return func(ctx context.Context, caller *mcphub.Caller, args []string) ([]byte, string, int, error) {
+		spec := proc.Spec{Path: path, Args: args, DieWithParent: true}
+		if caller != nil {
+			spec.Env, spec.Dir = callerEnv(os.Environ(), caller), caller.Cwd
+		}
+		c, err := proc.Capture(ctx, spec, 2*time.Second)
 		if c == nil {
 			return nil, "", -1, err
 		}
@@ -63,9 +70,9 @@ type tools struct{ csa CSA }
 // call runs csa and turns its answer into a tool result: its JSON output
 // as text and structured content, or its error as an error result (the
 // model sees why; only a csa that cannot start is a protocol error).
-func (t *tools) call(ctx context.Context, args []string, okExits ...int) (*mcp.CallToolResult, any, error) {
+func (t *tools) call(ctx context.Context, req *mcp.CallToolRequest, args []string, okExits ...int) (*mcp.CallToolResult, any, error) {
 	// --json goes right after the command: a prompt follows "--".
-	out, stderr, exit, err := t.csa(ctx, append([]string{args[0], "--json"}, args[1:]...))
+	out, stderr, exit, err := t.csa(ctx, callerOf(req), append([]string{args[0], "--json"}, args[1:]...))
 	if exit < 0 && err != nil {
 		return nil, nil, fmt.Errorf("csa: %w", err)
 	}

@@ -21,7 +21,7 @@ type runIn struct {
 	TimeoutSeconds int   `json:"timeout_seconds,omitempty" jsonschema:"stop the run after this long (0: csa's default)"`
 }
 
-func (t *tools) run(ctx context.Context, _ *mcp.CallToolRequest, in runIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) (*mcp.CallToolResult, any, error) {
 	if in.Prompt == "" {
 		return nil, nil, errors.New("prompt is required")
 	}
@@ -39,30 +39,30 @@ func (t *tools) run(ctx context.Context, _ *mcp.CallToolRequest, in runIn) (*mcp
 	if in.TimeoutSeconds > 0 && cmd == "run" {
 		args = append(args, "--timeout", strconv.Itoa(in.TimeoutSeconds)+"s")
 	}
-	return t.call(ctx, append(args, "--", in.Prompt))
+	return t.call(ctx, req, append(args, "--", in.Prompt))
 }
 
 type listIn struct {
 	All bool `json:"all,omitempty" jsonschema:"every project's sessions, not only this project's"`
 }
 
-func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
 	args := []string{"ps"}
 	if in.All {
 		args = append(args, "--all")
 	}
-	return t.call(ctx, args)
+	return t.call(ctx, req, args)
 }
 
 type sessionIn struct {
 	SessionID string `json:"session_id" jsonschema:"a session id (or a unique prefix)"`
 }
 
-func (t *tools) status(ctx context.Context, _ *mcp.CallToolRequest, in sessionIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (*mcp.CallToolResult, any, error) {
 	if in.SessionID == "" {
 		return nil, nil, errors.New("session_id is required")
 	}
-	return t.call(ctx, []string{"inspect", in.SessionID})
+	return t.call(ctx, req, []string{"inspect", in.SessionID})
 }
 
 type waitIn struct {
@@ -71,7 +71,7 @@ type waitIn struct {
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"give up after this long (0: wait until they end)"`
 }
 
-func (t *tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) wait(ctx context.Context, req *mcp.CallToolRequest, in waitIn) (*mcp.CallToolResult, any, error) {
 	if len(in.SessionIDs) == 0 {
 		return nil, nil, errors.New("session_ids is required")
 	}
@@ -84,7 +84,7 @@ func (t *tools) wait(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*m
 	}
 	// 1 (a session failed) and 124 (timed out) are answers, not errors
 	// of the call: the JSON says which.
-	return t.call(ctx, append(args, in.SessionIDs...), 1, 124)
+	return t.call(ctx, req, append(args, in.SessionIDs...), 1, 124)
 }
 
 type logIn struct {
@@ -92,7 +92,7 @@ type logIn struct {
 	Events    bool   `json:"events,omitempty" jsonschema:"the normalised events (text, tool calls, usage) instead of the transcript"`
 }
 
-func (t *tools) log(ctx context.Context, _ *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) log(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
 	if in.SessionID == "" {
 		return nil, nil, errors.New("session_id is required")
 	}
@@ -100,14 +100,14 @@ func (t *tools) log(ctx context.Context, _ *mcp.CallToolRequest, in logIn) (*mcp
 	if in.Events {
 		args = append(args, "--events")
 	}
-	return t.call(ctx, args)
+	return t.call(ctx, req, args)
 }
 
-func (t *tools) kill(ctx context.Context, _ *mcp.CallToolRequest, in sessionIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) kill(ctx context.Context, req *mcp.CallToolRequest, in sessionIn) (*mcp.CallToolResult, any, error) {
 	if in.SessionID == "" {
 		return nil, nil, errors.New("session_id is required")
 	}
-	return t.call(ctx, []string{"kill", in.SessionID})
+	return t.call(ctx, req, []string{"kill", in.SessionID})
 }
 
 type reviewIn struct {
@@ -117,7 +117,7 @@ type reviewIn struct {
 	Reviewers int      `json:"reviewers,omitempty" jsonschema:"how many reviewers, 1-8"`
 }
 
-func (t *tools) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn) (*mcp.CallToolResult, any, error) {
+func (t *tools) review(ctx context.Context, req *mcp.CallToolRequest, in reviewIn) (*mcp.CallToolResult, any, error) {
 	args := []string{"review"}
 	switch {
 	case in.Branch != "":
@@ -131,5 +131,5 @@ func (t *tools) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn)
 	if in.Reviewers > 0 {
 		args = append(args, "--reviewers", strconv.Itoa(in.Reviewers))
 	}
-	return t.call(ctx, args)
+	return t.call(ctx, req, args)
 }

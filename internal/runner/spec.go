@@ -100,6 +100,10 @@ const (
 	EnvSessionDir    = "CSA_SESSION_DIR"
 )
 
+// SessionVars are the variables above: what a process needs to start
+// children of the session it runs in.
+var SessionVars = []string{EnvSessionID, EnvDepth, EnvProjectRoot, EnvParentSession, EnvTool, EnvParentTool, EnvSessionDir}
+
 // stripped are removed from every child's environment: the CSA_ ones are
 // set anew, the CLAUDE ones make a nested Claude Code refuse to start.
 var stripped = []string{
