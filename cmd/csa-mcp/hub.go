@@ -15,8 +15,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/mcphub"
-	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/runner"
 )
 
 // runHub is `csa-mcp hub`: the hub in the foreground until it is asked to
