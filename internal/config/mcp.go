@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -73,9 +72,21 @@ const ProjectVar = "{project}"
 // DefaultMCPQueue is the queue of a server whose queue is 0.
 const DefaultMCPQueue = 256
 
-// mcpName is what a server may be called: its name is part of tool names
-// and of other programs' configuration keys.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+// validMCPName is what a server may be called: 1-32 letters, digits, '-'
+// or '_', starting with a letter or digit, as its name is part of tool
+// names and of other programs' configuration keys. (No regexp: compiling
+// one when the package loads costs every csa run 0.1 ms.)
+func validMCPName(name string) bool {
+	if name == "" || len(name) > 32 || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 func defaultMCP() MCPConfig {
 	return MCPConfig{Enabled: true, IdleExit: Duration(10 * time.Minute), Servers: map[string]MCPServer{}}
@@ -186,7 +197,7 @@ func (s MCPServer) Exposes(tool string) bool {
 func (c *Config) validateMCP() []problem {
 	var ps []problem
 	for name, s := range c.MCP.Servers {
-		if !mcpName.MatchString(name) {
+		if !validMCPName(name) {
 			ps = append(ps, problem{KindValue, []string{"mcp", "servers", name},
 				"a server's name is 1-32 letters, digits, '-' or '_', starting with a letter or digit"})
 		}
