@@ -193,7 +193,7 @@ func family(tool string) string {
 
 // matched reports whether the model server answered a request by rule.
 func (w *world) matched(rule string) bool {
-	for _, r := range w.server.Requests() {
+	for _, r := range w.settled() {
 		if r.Rule == rule {
 			return true
 		}

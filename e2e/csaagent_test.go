@@ -80,7 +80,7 @@ func (w *world) projectConfig(t *testing.T, cfg string) {
 // model.
 func (w *world) asked(t *testing.T, api, model string) {
 	t.Helper()
-	reqs := w.server.Requests()
+	reqs := w.settled()
 	for i := len(reqs) - 1; i >= 0; i-- {
 		r := reqs[i]
 		if r.Model == "" {

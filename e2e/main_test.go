@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
@@ -195,6 +196,16 @@ func (w *world) csa(args ...string) (string, int, string) {
 		w.t.Fatal(err)
 	}
 	return out.String(), code, errb.String()
+}
+
+// settled is what the model server answered, once every request it got
+// has been recorded (an agent may exit on an answer's last event before
+// the server's handler has returned and recorded it).
+func (w *world) settled() []modelserver.RequestRecord {
+	if !w.server.Settle(time.Minute) {
+		w.t.Fatal("the model server is still answering after a minute")
+	}
+	return w.server.Requests()
 }
 
 func (w *world) requests() string {

@@ -152,7 +152,7 @@ func TestNoMCP(t *testing.T) {
 			if r.Result == "The hub says 5555." {
 				t.Fatalf("the hub answered: %+v", r)
 			}
-			for _, req := range w.server.Requests() {
+			for _, req := range w.settled() {
 				for _, tl := range req.Tools {
 					if strings.Contains(tl, "get-sum") || strings.Contains(tl, "get_sum") {
 						t.Fatalf("the program was offered %s", tl)

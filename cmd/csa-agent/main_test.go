@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,6 +96,9 @@ func TestScripts(t *testing.T) {
 	}
 }
 
+// servers are the scripts' model servers by work directory, for modelsaw.
+var servers sync.Map
+
 // startModelServer serves WORK/model.toml (every script has one) and logs
 // requests to WORK/requests.jsonl for modelsaw.
 func startModelServer(work string) (string, func(), error) {
@@ -107,7 +111,8 @@ func startModelServer(work string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return url, func() { srv.Close() }, nil
+	servers.Store(work, srv)
+	return url, func() { servers.Delete(work); srv.Close() }, nil
 }
 
 // events reads the tool events of session id from the conversation store.
@@ -221,6 +226,9 @@ func cmdModelSaw(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: modelsaw REGEXP")
 	}
 	re := regexp.MustCompile(args[0])
+	if srv, ok := servers.Load(ts.Getenv("WORK")); ok && !srv.(*modelserver.Server).Settle(time.Minute) {
+		ts.Fatalf("the model server is still answering after a minute")
+	}
 	data, err := os.ReadFile(filepath.Join(ts.Getenv("WORK"), "requests.jsonl"))
 	ts.Check(err)
 	if re.Match(data) == neg {

@@ -37,6 +37,8 @@ type Server struct {
 	mu   sync.Mutex
 	hits map[[2]int]int // requests seen per (rule, turn), for error steps with Times
 	seq  int            // dumped bodies
+	busy int            // requests being answered (and not yet recorded)
+	idle *sync.Cond     // on mu: busy fell to 0
 }
 
 // New makes a server; Start validates the script and listens.
@@ -158,7 +160,39 @@ func route(r *http.Request) wire {
 	return nil
 }
 
+// Settle waits until every request received so far has been answered and
+// recorded, at most timeout: a client reads an answer's last event (and
+// may exit) before the server's handler returns and records it.
+func (s *Server) Settle(timeout time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle == nil {
+		s.idle = sync.NewCond(&s.mu)
+	}
+	t := time.AfterFunc(timeout, func() {
+		s.mu.Lock()
+		s.idle.Broadcast()
+		s.mu.Unlock()
+	})
+	defer t.Stop()
+	deadline := time.Now().Add(timeout)
+	for s.busy > 0 && time.Now().Before(deadline) {
+		s.idle.Wait()
+	}
+	return s.busy == 0
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.busy++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.busy--; s.busy == 0 && s.idle != nil {
+			s.idle.Broadcast()
+		}
+		s.mu.Unlock()
+	}()
 	rec := RequestRecord{Time: time.Now().UTC(), Method: r.Method, Path: r.URL.Path}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
 	if err != nil {

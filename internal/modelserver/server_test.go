@@ -227,3 +227,39 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Settle waits for requests being answered: while a stream stalls it does
+// not settle; once the client hangs up it does, with the request recorded.
+func TestSettle(t *testing.T) {
+	script, err := Parse([]byte("[[rule]]\n[[rule.step]]\nerror = 'stall'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(script, Options{})
+	base, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !srv.Settle(time.Second) {
+		t.Fatal("an idle server does not settle")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/messages",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Settle(100 * time.Millisecond) {
+		t.Fatal("settled while a stream was being answered")
+	}
+	cancel()
+	resp.Body.Close()
+	if !srv.Settle(time.Minute) {
+		t.Fatal("not settled after the client hung up")
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d records once settled, want 1", n)
+	}
+}
