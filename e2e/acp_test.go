@@ -74,6 +74,17 @@ contains = "e2e acp slow turn"
 func acpWorld(t *testing.T) (*world, string) {
 	t.Helper()
 	requireAll(t)
+	agents := requireACP(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	w := newWorld(t, fmt.Sprintf(acpScript, outside))
+	useACP(t, w, agents)
+	return w, outside
+}
+
+// requireACP finds every ACP agent or fails (CI) / skips (locally), by
+// the csa tool each is for.
+func requireACP(t *testing.T) map[string]string {
+	t.Helper()
 	agents := map[string]string{}
 	for _, tl := range acpTools {
 		p, err := toolcache.Bin(tl.program)
@@ -85,8 +96,12 @@ func acpWorld(t *testing.T) (*world, string) {
 		}
 		agents[tl.name] = p
 	}
-	outside := filepath.Join(t.TempDir(), "outside.txt")
-	w := newWorld(t, fmt.Sprintf(acpScript, outside))
+	return agents
+}
+
+// useACP makes w's project run its tools over ACP, with agents.
+func useACP(t *testing.T, w *world, agents map[string]string) {
+	t.Helper()
 	var cfg strings.Builder
 	for _, tl := range acpTools {
 		fmt.Fprintf(&cfg, "[tools.%s]\ntransport = \"acp\"\nacp_path = %q\n", tl.name, agents[tl.name])
@@ -94,7 +109,6 @@ func acpWorld(t *testing.T) (*world, string) {
 	if err := os.WriteFile(filepath.Join(w.proj, ".csa", "config.toml"), []byte(cfg.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return w, outside
 }
 
 // TestRealACPAgents runs claude-code-acp and codex-acp under csa: a plain

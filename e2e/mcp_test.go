@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/mcplink"
 	"github.com/csa-dev/csa/internal/testmcp"
 )
@@ -18,7 +19,8 @@ import (
 // mcpScript has the agent call the hub's get-sum (server-everything's,
 // behind csa's hub) and answer from its result: the answer rule matches
 // only a request that carries the tool's own words, which no prompt or
-// call holds ("The sum of 1234 and 4321 is 5555.").
+// call holds ("The sum of 1234 and 4321 is 5555."). A second prompt, in
+// a resumed session, has it call the tool again with other numbers.
 const mcpScript = `
 [[rule]]
 name = "hub-answered"
@@ -36,12 +38,44 @@ contains = "e2e hub sum"
   call = { %[1]s, args = { a = 1234, b = 4321 } }
   [[rule.step]]
   text = "The tool gave no answer."
+
+[[rule]]
+name = "hub-again-answered"
+contains = "e2e hub again"
+body = "is 9999"
+%[2]s  [[rule.step]]
+  text = "unused: the first turn has no tool result"
+  [[rule.step]]
+  text = "The hub says 9999 again."
+
+[[rule]]
+name = "hub-again-call"
+contains = "e2e hub again"
+%[2]s  [[rule.step]]
+  call = { %[1]s, args = { a = 4444, b = 5555 } }
+  [[rule.step]]
+  text = "The tool gave no answer again."
 `
 
 // codexSearch is the step of a model that finds the hub's tool with
 // Codex's tool search.
 const codexSearch = `  [[rule.step]]
   call = { name = "tool_search", args = { query = "get sum of two numbers", limit = 8 } }
+`
+
+// claudeWaitForMCP is the step of a model that waits for csa's server
+// first. Claude Code connects MCP servers in the background: its
+// interactive interface sends a prompt given on its command line at once,
+// and its headless mode (-p, and the SDK's stream-json under
+// claude-code-acp) waits at most 2 s for them, so on a busy machine the
+// hub's tool may not be there for the first request. While a server is
+// pending Claude Code offers the model WaitForMcpServers (and answers a
+// call of the pending server's tool with "The MCP server 'csa' is still
+// connecting. Call WaitForMcpServers to wait for it, then try again.");
+// when none is, the call is refused as an unknown tool and the next step
+// calls the hub's tool all the same.
+const claudeWaitForMCP = `  [[rule.step]]
+  call = { name = "WaitForMcpServers", args = { servers = ["csa"] } }
 `
 
 // hubWorld is a world whose csa config has server-everything as an MCP
@@ -97,28 +131,107 @@ func envOf(env []string, key string) string {
 // csa run, call a tool of a server configured in csa's config (never in
 // theirs) and answer from its result.
 func TestHubToolAnswersARealAgent(t *testing.T) {
-	for _, c := range []struct{ tool, call, first string }{
-		{"claude-code", `name = "mcp__csa__get-sum"`, ""},
-		// Codex defers MCP tools behind its tool_search (run by Codex
-		// itself), then offers each server's as the namespace mcp__NAME,
-		// with '-' made '_'.
-		{"codex", `namespace = "mcp__csa", name = "get_sum"`, codexSearch},
-		// OpenCode names MCP tools SERVER_TOOL.
-		{"opencode", `name = "csa_get-sum"`, ""},
-	} {
+	for _, c := range programCalls {
 		t.Run(c.tool, func(t *testing.T) {
 			w, socket := hubWorld(t, c.call, c.first)
-			r := w.run(0, "run", "--json", "--tool", c.tool, "e2e hub sum: add 1234 and 4321 with the hub's tool")
-			if r.Status != "completed" || r.Result != "The hub says 5555." {
-				t.Fatalf("%s: %+v\nmodel server saw: %s", c.tool, r, w.requests())
-			}
-			st := inspectState(t, w, r.SessionID)
-			if len(st.MCP) != 1 || st.MCP[0] != "csa" {
-				t.Errorf("state mcp = %v, want [csa]", st.MCP)
-			}
+			r := w.run(0, "run", "--json", "--tool", c.tool, hubPrompt)
+			st := hubAnswered(t, w, r)
 			if c.tool != "opencode" && !strings.Contains(strings.Join(st.Args, " "), socket) { // OpenCode's is in its env
 				t.Errorf("args do not give the bridge to %s: %q", socket, st.Args)
 			}
+		})
+	}
+}
+
+// hubPrompt is the prompt mcpScript answers with the hub's tool.
+const hubPrompt = "e2e hub sum: add 1234 and 4321 with the hub's tool"
+
+// programCalls are how each program's model calls the hub's get-sum.
+var programCalls = []struct{ tool, call, first string }{
+	{"claude-code", `name = "mcp__csa__get-sum"`, claudeWaitForMCP},
+	// Codex defers MCP tools behind its tool_search (run by Codex
+	// itself), then offers each server's as the namespace mcp__NAME,
+	// with '-' made '_'.
+	{"codex", `namespace = "mcp__csa", name = "get_sum"`, codexSearch},
+	// OpenCode names MCP tools SERVER_TOOL.
+	{"opencode", `name = "csa_get-sum"`, ""},
+}
+
+// hubCall is how tool's model calls the hub's get-sum.
+func hubCall(t *testing.T, tool string) (call, first string) {
+	for _, c := range programCalls {
+		if c.tool == tool {
+			return c.call, c.first
+		}
+	}
+	t.Fatalf("no hub call for %s", tool)
+	return "", ""
+}
+
+// hubAnswered checks that the run answered from the hub's tool and that
+// its session records the one server csa gave it; it returns the state.
+func hubAnswered(t *testing.T, w *world, r result) mcpState {
+	t.Helper()
+	if r.Status != "completed" || r.Result != "The hub says 5555." {
+		t.Fatalf("%s: %+v\nmodel server saw: %s", r.Tool, r, w.requests())
+	}
+	return hubServed(t, w, r.SessionID, 1)
+}
+
+// hubServed checks that the session records csa's one server and that
+// the hub's everything backend has served calls tool calls; it returns
+// the state.
+func hubServed(t *testing.T, w *world, id string, calls int) mcpState {
+	t.Helper()
+	st := inspectState(t, w, id)
+	if len(st.MCP) != 1 || st.MCP[0] != "csa" {
+		t.Errorf("state mcp = %v, want [csa]", st.MCP)
+	}
+	out, code, stderr := w.csa("mcp", "status", "--json")
+	if code != 0 {
+		t.Fatalf("csa mcp status: exit %d: %s", code, stderr)
+	}
+	var rep mcphub.Report
+	decode(t, out, &rep)
+	served := 0
+	for _, b := range rep.Backends {
+		if b.Name == "everything" {
+			served += b.Calls
+		}
+	}
+	if served != calls {
+		t.Errorf("the hub's everything served %d calls, want %d: %s", served, calls, out)
+	}
+	return st
+}
+
+// TestHubToolOverACP: claude-code-acp and codex-acp, given csa's hub as
+// the mcpServers of their ACP session (session/new, then session/resume or
+// session/load for a resumed session), have their model call the hub's
+// tool and answer from it.
+func TestHubToolOverACP(t *testing.T) {
+	requireAll(t)
+	agents := requireACP(t)
+	for _, tl := range acpTools {
+		t.Run(tl.name, func(t *testing.T) {
+			call, first := hubCall(t, tl.name)
+			w, _ := hubWorld(t, call, first)
+			useACP(t, w, agents)
+			overACP := func(r result) {
+				t.Helper()
+				if evs := w.events(r.SessionID); !hasEvent(evs, "process.started", "transport", "acp") || hasEvent(evs, "warning", "", "") {
+					t.Fatalf("not run over ACP, or with a warning:\n%s", dump(evs))
+				}
+			}
+			r := w.run(0, "run", "--json", "--transport", "acp", "--tool", tl.name, hubPrompt)
+			hubAnswered(t, w, r)
+			overACP(r)
+			again := w.run(0, "run", "--json", "--transport", "acp", "--session", r.SessionID, "e2e hub again: add 4444 and 5555 with the hub's tool")
+			if again.Result != "The hub says 9999 again." || again.ProviderSessionID != r.ProviderSessionID {
+				t.Fatalf("resumed: %+v after %+v\nmodel server saw: %s", again, r, w.requests())
+			}
+			hubServed(t, w, again.SessionID, 2)
+			overACP(again)
 		})
 	}
 }
@@ -221,5 +334,39 @@ func TestRunGoesOnWithoutTheHub(t *testing.T) {
 	}
 	if st := inspectState(t, w, r.SessionID); st.MCP != nil {
 		t.Fatalf("state mcp %v", st.MCP)
+	}
+}
+
+// TestHubToolInteractive: an interactive run (the program's own interface
+// in tmux) is given csa's hub; its first prompt has the model call the
+// hub's tool, and the answer from the tool's result ends the turn.
+func TestHubToolInteractive(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed:", err)
+	}
+	for _, tool := range []string{"claude-code", "codex"} {
+		t.Run(tool, func(t *testing.T) {
+			call, first := hubCall(t, tool)
+			w, socket := hubWorld(t, call, first)
+			sp := w.spawn(tool, hubPrompt)
+			id := sp.SessionID
+			t.Cleanup(func() { w.csa("kill", id) })
+			w.waitState(id, "waiting_input")
+			var lg transcriptLogs
+			out, code, _ := w.csa("logs", "--json", id)
+			decode(t, out, &lg)
+			if code != 0 || lg.Source != "transcript" || !strings.Contains(lg.Text, "The hub says 5555.") {
+				tr, _ := os.ReadFile(lg.Path)
+				t.Fatalf("logs: %s\ntranscript: %s\nmodel server saw: %s", out, tail(tr, 6000), w.requests())
+			}
+			st := hubServed(t, w, id, 1)
+			if !strings.Contains(strings.Join(st.Args, " "), socket) {
+				t.Errorf("args do not give the bridge to %s: %q", socket, st.Args)
+			}
+			if _, code, stderr := w.csa("kill", id); code != 0 {
+				t.Fatalf("kill: exit %d: %s", code, stderr)
+			}
+			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)
+		})
 	}
 }
