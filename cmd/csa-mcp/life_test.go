@@ -19,6 +19,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // The hub's life as csa runs it: started on demand by `csa mcp connect`
@@ -172,13 +173,8 @@ func whoami(t *testing.T, cs *mcp.ClientSession, name string) int {
 // exited reports whether pid is gone or a zombie: the hub's parent is the
 // csa-mcp connect that started it, which may not have reaped it yet.
 func exited(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
+	e, ok := proc.Stat(pid)
+	return !ok || e.State == 'Z' || e.State == 'X'
 }
 
 // waitFor polls cond (bounded) until it holds.

@@ -2,6 +2,7 @@ package mcphub
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -9,7 +10,18 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/proc"
 )
+
+// gone: pid (0: unknown) has exited, or is a zombie its parent has not
+// reaped yet.
+func gone(pid int) bool {
+	if pid == 0 {
+		return true
+	}
+	e, ok := proc.Stat(pid)
+	return !ok || e.State == 'Z' || e.State == 'X'
+}
 
 // StopMethod asks the hub to stop (csa mcp stop): it answers, stops its
 // backends, removes its socket and exits.
@@ -40,15 +52,25 @@ func Stop(socket string, timeout time.Duration) error {
 	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + StopMethod + `"}` + "\n")); err != nil {
 		return fmt.Errorf("hub on %s: %w", socket, err)
 	}
-	// The answer, or the hub hanging up as it goes: either way it stops.
-	_, _ = bufio.NewReader(conn).ReadBytes('\n')
+	// The answer (with the hub's pid), or the hub hanging up as it goes:
+	// either way it stops.
+	var answer struct {
+		Result struct {
+			PID int `json:"pid"`
+		} `json:"result"`
+	}
+	if line, err := bufio.NewReader(conn).ReadBytes('\n'); err == nil {
+		_ = json.Unmarshal(line, &answer)
+	}
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		_, statErr := os.Stat(socket)
 		held, err := lock.Held(LifeLock(socket))
 		if err != nil {
 			return err
 		}
-		if os.IsNotExist(statErr) && !held {
+		// The hub frees its lock last, then exits: the process ends a
+		// moment later.
+		if os.IsNotExist(statErr) && !held && gone(answer.Result.PID) {
 			return nil
 		}
 		if time.Now().After(deadline) {
