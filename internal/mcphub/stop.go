@@ -13,10 +13,11 @@ import (
 	"github.com/csa-dev/csa/internal/proc"
 )
 
-// gone: pid (0: unknown) has exited, or is a zombie its parent has not
-// reaped yet.
+// gone: pid has exited, or is a zombie its parent has not reaped yet.
+// Unknown (0), or this very process (a hub served in process, as tests
+// do), it has nothing more to wait for.
 func gone(pid int) bool {
-	if pid == 0 {
+	if pid == 0 || pid == os.Getpid() {
 		return true
 	}
 	e, ok := proc.Stat(pid)
