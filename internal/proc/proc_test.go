@@ -336,10 +336,19 @@ func TestTaggedMembers(t *testing.T) {
 
 	want := []int{p.Pid, tagged}
 	sort.Ints(want)
-	// The untagged sleeper carries the tag until it has exec'd env's
-	// program, so wait for the set to settle.
-	var got []int
+	// The untagged sleeper carries the tag until env has exec'd sleep (and
+	// its environment reads empty while it execs): wait until both
+	// sleepers are sleep, then for the set to settle.
 	deadline := time.Now().Add(30 * time.Second)
+	for _, pid := range []int{tagged, untagged} {
+		for e, _ := Stat(pid); e.Comm != "sleep"; e, _ = Stat(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is %q, not yet sleep", pid, e.Comm)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	var got []int
 	for {
 		got = TaggedMembers(p.PGID(), tag)
 		sort.Ints(got)
