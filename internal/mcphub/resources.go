@@ -279,18 +279,28 @@ func (cl *client) resourceBackend(uri string) (*backend, error) {
 	return nil, fmt.Errorf("no MCP server is known to serve %q: list resources or resource templates first", uri)
 }
 
-// readResource routes resources/read through the backend's queue, like
-// a tool call.
-func (cl *client) readResource(m *msg) *msg {
+// uriBackend reads a request's params.uri and finds the backend serving
+// it; refused is the answer when it cannot.
+func (cl *client) uriBackend(m *msg) (uri string, b *backend, refused *msg) {
 	var p struct {
 		URI string `json:"uri"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil || p.URI == "" {
-		return errorReply(m.ID, codeInvalidParams, "%s needs params.uri", m.Method)
+		return "", nil, errorReply(m.ID, codeInvalidParams, "%s needs params.uri", m.Method)
 	}
 	b, err := cl.resourceBackend(p.URI)
 	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+		return "", nil, errorReply(m.ID, codeInvalidParams, "%v", err)
+	}
+	return p.URI, b, nil
+}
+
+// readResource routes resources/read through the backend's queue, like
+// a tool call.
+func (cl *client) readResource(m *msg) *msg {
+	_, b, refused := cl.uriBackend(m)
+	if refused != nil {
+		return refused
 	}
 	var params map[string]json.RawMessage
 	_ = json.Unmarshal(m.Params, &params)

@@ -13,15 +13,9 @@ import (
 // subscribe answers resources/subscribe and resources/unsubscribe.
 func (cl *client) subscribe(m *msg) *msg {
 	on := m.Method == "resources/subscribe"
-	var p struct {
-		URI string `json:"uri"`
-	}
-	if json.Unmarshal(m.Params, &p) != nil || p.URI == "" {
-		return errorReply(m.ID, codeInvalidParams, "%s needs params.uri", m.Method)
-	}
-	b, err := cl.resourceBackend(p.URI)
-	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+	uri, b, refused := cl.uriBackend(m)
+	if refused != nil {
+		return refused
 	}
 	b.mu.Lock()
 	_, can, _ := capsOf(b.init)
@@ -38,19 +32,19 @@ func (cl *client) subscribe(m *msg) *msg {
 		if cl.subs[b] == nil {
 			cl.subs[b] = map[string]bool{}
 		}
-		cl.subs[b][p.URI] = true
+		cl.subs[b][uri] = true
 	} else {
-		delete(cl.subs[b], p.URI)
+		delete(cl.subs[b], uri)
 	}
 	cl.mu.Unlock()
-	if err := b.subscribe(cl, p.URI, on); err != nil {
+	if err := b.subscribe(cl, uri, on); err != nil {
 		return errorReply(m.ID, codeBackend, "%v", err)
 	}
 	cl.mu.Lock()
 	left := cl.subs == nil
 	cl.mu.Unlock()
 	if left && on { // it left meanwhile: unsubscribeAll missed this one
-		_ = b.subscribe(cl, p.URI, false)
+		_ = b.subscribe(cl, uri, false)
 	}
 	return resultReply(m.ID, struct{}{})
 }
