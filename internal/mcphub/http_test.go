@@ -148,8 +148,14 @@ func TestHTTPBackend(t *testing.T) {
 				t.Fatalf("echo = %q", got)
 			}
 
-			// Progress on the call's own stream, then its answer.
+			// Progress, then the answer. A server answering in plain JSON
+			// sends progress on the GET stream: wait until the hub has it
+			// open, or the server drops the progress it has no stream for.
+			waitFor(t, "the hub's GET stream", func() bool { _, _, _, gets, _ := srv.snapshot(); return gets > 0 })
 			file := filepath.Join(t.TempDir(), "go")
+			// On a failure below, the slow call must still end, or closing
+			// the client (a cleanup registered before this one) waits for it.
+			t.Cleanup(func() { os.WriteFile(file, nil, 0o600) })
 			done := make(chan error, 1)
 			go func() {
 				p := &mcp.CallToolParams{Name: "slow", Arguments: args{File: file}}
@@ -169,8 +175,7 @@ func TestHTTPBackend(t *testing.T) {
 				t.Fatalf("slow: %v", err)
 			}
 
-			// list_changed on the GET stream, once the server has it open.
-			waitFor(t, "the hub's GET stream", func() bool { _, _, _, gets, _ := srv.snapshot(); return gets > 0 })
+			// list_changed on the GET stream.
 			mustCall(t, cs, "addtool", args{Text: "fresh"})
 			select {
 			case <-changed:

@@ -112,6 +112,9 @@ func (l *httpLink) post(ctx context.Context, body []byte, session, version strin
 		if err == nil || attempt > 0 || !reused || ctx.Err() != nil || !droppedConn(err) {
 			return resp, err
 		}
+		// The other idle connections to it are as stale (a restarted
+		// server dropped them all): the retry gets a new one.
+		httpClient.CloseIdleConnections()
 	}
 }
 
