@@ -4,15 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/csa-dev/csa/internal/mcphub"
 )
 
 // The installed csa-mcp confines a limited server through its own shim
@@ -20,42 +14,13 @@ import (
 // directory.
 func TestHubLimitsAndLazyCache(t *testing.T) {
 	w := newWorld(t)
-	dir, err := os.MkdirTemp("", "hub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	socket, cfg := filepath.Join(dir, "run", "hub.sock"), filepath.Join(dir, "hub.toml")
-	conf := "[servers.csa]\ncommand = " + quote(filepath.Join(bin, "csa-mcp")) + "\nargs = [\"server\"]\ncwd = " + quote(w.proj) +
-		"\nmemory_max_mb = 2048\nlazy = true\n"
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hub := exec.Command(filepath.Join(bin, "csa-mcp"), "hub", "--socket", socket, "--config", cfg)
-	hub.Env, hub.Stderr = w.env, os.Stderr
-	if err := hub.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hub.Wait() }()
-	defer hub.Process.Kill()
-	waitListening(t, socket, exited)
-
-	cmd := exec.Command(filepath.Join(bin, "csa-mcp"), "connect", "--socket", socket)
-	cmd.Env = w.env
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	h := startHub(t, w, "[servers.csa]\ncommand = "+quote(filepath.Join(bin, "csa-mcp"))+"\nargs = [\"server\"]\ncwd = "+quote(w.proj)+
+		"\nmemory_max_mb = 2048\nlazy = true\n")
+	cs := h.connect(t, nil)
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := mcphub.AskStatus(socket, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := h.status(t)
 	if len(rep.Backends) != 1 || rep.Backends[0].PID == 0 || rep.Backends[0].Sandbox == "" {
 		t.Fatalf("status %+v: want the server running in a sandbox layer", rep.Backends)
 	}

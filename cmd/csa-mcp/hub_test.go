@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -22,40 +20,12 @@ import (
 // `csa-mcp connect`, from one backend process; SIGTERM stops it all.
 func TestHubThroughConnect(t *testing.T) {
 	w := newWorld(t)
-	dir, err := os.MkdirTemp("", "hub") // socket paths are limited to 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	socket, cfg := filepath.Join(dir, "run", "hub.sock"), filepath.Join(dir, "hub.toml")
-	conf := "[servers.csa]\ncommand = " + quote(filepath.Join(bin, "csa-mcp")) + "\nargs = [\"server\"]\ncwd = " + quote(w.proj) + "\n"
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hub := exec.Command(filepath.Join(bin, "csa-mcp"), "hub", "--socket", socket, "--config", cfg)
-	hub.Env, hub.Stderr = w.env, os.Stderr
-	if err := hub.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hub.Wait() }()
-	defer hub.Process.Kill()
-	waitListening(t, socket, exited)
+	h := startHub(t, w, "[servers.csa]\ncommand = "+quote(filepath.Join(bin, "csa-mcp"))+"\nargs = [\"server\"]\ncwd = "+quote(w.proj)+"\n")
+	socket, hub := h.socket, h.cmd
 	if fi, err := os.Stat(filepath.Dir(socket)); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("socket directory: %v %v, want 0700", fi.Mode(), err)
 	}
-	var sessions []*mcp.ClientSession
-	for range 2 {
-		cmd := exec.Command(filepath.Join(bin, "csa-mcp"), "connect", "--socket", socket, "--only", "csa")
-		cmd.Env = w.env
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).
-			Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		sessions = append(sessions, cs)
-	}
+	sessions := []*mcp.ClientSession{h.connect(t, nil, "--only", "csa"), h.connect(t, nil, "--only", "csa")}
 	if init := sessions[0].InitializeResult(); init == nil || init.ServerInfo.Name != "csa-mcp-hub" {
 		t.Fatalf("initialize: %+v", init)
 	}
@@ -75,17 +45,10 @@ func TestHubThroughConnect(t *testing.T) {
 	}
 	// status: two clients, one backend with its pid and memory and the
 	// two calls.
-	out, err := exec.Command(filepath.Join(bin, "csa-mcp"), "status", "--socket", socket, "--json").Output()
-	if err != nil {
-		t.Fatalf("status: %v", err)
-	}
-	var rep mcphub.Report
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("status: %v: %s", err, out)
-	}
+	rep := h.status(t)
 	if rep.PID != hub.Process.Pid || rep.Clients != 2 || len(rep.Backends) != 1 || rep.Backends[0].Name != "csa" ||
 		rep.Backends[0].PID == 0 || rep.Backends[0].RSS == 0 || rep.Backends[0].Calls != 2 {
-		t.Fatalf("status: %s", out)
+		t.Fatalf("status: %+v", rep)
 	}
 	table, err := proc.ReadTable()
 	if err != nil {
@@ -97,7 +60,7 @@ func TestHubThroughConnect(t *testing.T) {
 	backend := table.Children(hub.Process.Pid)[0]
 	hub.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-exited:
+	case err := <-h.exited:
 		if err != nil {
 			t.Fatalf("hub after SIGTERM: %v", err)
 		}
