@@ -17,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/scripttest"
 )
@@ -215,14 +216,15 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 // waitnoagents: wait (bounded: waitBound) until no process started for this
 // script's state directory is left, and fail naming any that remain.
 func cmdWaitNoAgents(ts *testscript.TestScript, neg bool, args []string) {
-	tag := []byte("CSA_STATE_DIR=" + ts.Getenv("CSA_STATE_DIR") + "\x00")
+	tag := []string{"CSA_STATE_DIR=" + ts.Getenv("CSA_STATE_DIR")}
 	deadline := time.Now().Add(waitBound)
 	for {
 		var left []string
 		dirs, _ := filepath.Glob("/proc/[0-9]*")
 		for _, d := range dirs {
-			env, err := os.ReadFile(d + "/environ")
-			if err != nil || !strings.Contains(string(env), string(tag)) || filepath.Base(d) == strconv.Itoa(os.Getpid()) {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			// One caught in an execve is counted: its tag cannot be read yet.
+			if tagged, settled := proc.HasTag(pid, tag); !tagged && settled || pid == os.Getpid() {
 				continue
 			}
 			cmd, _ := os.ReadFile(d + "/cmdline")
@@ -260,17 +262,12 @@ func cmdPoll(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// exits N PROG ARGS...: run PROG and require exit status N; its stdout and
-// stderr become the script's stdout and stderr.
 // killTagged SIGKILLs every process whose environment holds tag.
 func killTagged(tag string) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
-		env, err := os.ReadFile(d + "/environ")
-		if err != nil || !strings.Contains(string(env), tag+"\x00") {
-			continue
-		}
-		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && pid != os.Getpid() {
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		if tagged, _ := proc.HasTag(pid, []string{tag}); tagged && pid != os.Getpid() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}

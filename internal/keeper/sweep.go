@@ -84,12 +84,13 @@ func Sweep(pgids []int, tags []string, procs []string) {
 				}
 			}
 		}
-		for _, pid := range leftovers(pgids, tags) {
+		pids, unsettled := leftovers(pgids, tags)
+		for _, pid := range pids {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				n++
 			}
 		}
-		if n == 0 || time.Now().After(deadline) {
+		if n == 0 && unsettled == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -125,17 +126,18 @@ func pidsIn(file string) []int {
 }
 
 // leftovers lists the live processes (zombies are dead already) of the
-// groups pgids or whose environment holds one of tags, except this one.
-func leftovers(pgids []int, tags []string) []int {
+// groups pgids or whose environment holds one of tags, except this one;
+// unsettled counts those in the middle of an execve, whose environment
+// cannot be read yet.
+func leftovers(pgids []int, tags []string) (pids []int, unsettled int) {
 	if len(pgids) == 0 && len(tags) == 0 {
-		return nil
+		return nil, 0
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	self := os.Getpid()
-	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self || pid <= 1 {
@@ -149,16 +151,12 @@ func leftovers(pgids []int, tags []string) []int {
 			pids = append(pids, pid)
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if slices.Contains(tags, string(kv)) {
-				pids = append(pids, pid)
-				break
-			}
+		tagged, settled := proc.HasTag(pid, tags)
+		if tagged {
+			pids = append(pids, pid)
+		} else if !settled {
+			unsettled++
 		}
 	}
-	return pids
+	return pids, unsettled
 }

@@ -1,11 +1,15 @@
 package proc
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
+
+// settleFor bounds how long TaggedMembers waits for a process in the
+// middle of an execve.
+const settleFor = 500 * time.Millisecond
 
 // TaggedMembers returns the pids of processes in group pgid whose
 // environment holds tag (for example "CSA_SESSION_ID=<id>"). The tag check
@@ -24,15 +28,13 @@ func TaggedMembers(pgid int, tag string) []int {
 		if groupOf(pid) != pgid {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
+		tagged, settled := HasTag(pid, []string{tag})
+		for deadline := time.Now().Add(settleFor); !settled && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+			tagged, settled = HasTag(pid, []string{tag})
 		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if string(kv) == tag {
-				pids = append(pids, pid)
-				break
-			}
+		if tagged {
+			pids = append(pids, pid)
 		}
 	}
 	return pids

@@ -451,3 +451,39 @@ func TestOutputTimeoutKillsGroup(t *testing.T) {
 	kill(t, pid)
 	waitDead(t, pid, "grandchild of a timed-out Output")
 }
+
+// A tagged process caught in the middle of an execve (its environment reads
+// empty then) is never taken for an untagged one: HasTag says it has not
+// settled, and asking again finds the tag.
+func TestHasTagDuringExec(t *testing.T) {
+	const tag = "CSA_PROC_TEST_TAG=exec"
+	unsettled := 0
+	for i := 0; i < 100; i++ {
+		c := exec.Command("/bin/sh", "-c", "exec sleep 5")
+		c.Env = []string{"PATH=/usr/bin:/bin", tag}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			tagged, settled := HasTag(c.Process.Pid, []string{tag})
+			if !settled {
+				unsettled++
+				continue
+			}
+			if !tagged {
+				c.Process.Kill()
+				c.Wait()
+				t.Fatalf("process %d (run %d) was found untagged", c.Process.Pid, i)
+			}
+			if e, _ := Stat(c.Process.Pid); e.Comm == "sleep" {
+				break
+			}
+		}
+		c.Process.Kill()
+		c.Wait()
+	}
+	t.Logf("%d reads caught an execve", unsettled)
+	if tagged, settled := HasTag(os.Getpid(), []string{"CSA_PROC_TEST_NOT=set"}); tagged || !settled {
+		t.Errorf("HasTag(self, absent tag) = %v, %v; want false, true", tagged, settled)
+	}
+}
