@@ -49,8 +49,11 @@ func (s *session) onRetry(r llm.RetryInfo) {
 		Status: r.Status, Delay: r.Delay, Text: msg, Model: r.Model})
 }
 
-func (s *session) permit(t tool.Tool, input json.RawMessage) (bool, string) {
+func (s *session) permit(ctx context.Context, t tool.Tool, id string, input json.RawMessage) (bool, string) {
 	d := s.policy.Check(t, input)
+	if !d.Allow && d.Ask {
+		return s.ask(ctx, t, id, input, d.Reason)
+	}
 	return d.Allow, d.Reason
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agent/compact"
@@ -37,6 +38,12 @@ type session struct {
 	result    *event.Event
 	compactor *compact.Compactor
 	subagents *subagent.Hooks
+
+	// A front end's turn in progress (threads.go), and the calls its
+	// person allowed for the rest of the session.
+	turnMu  sync.Mutex
+	current *turnState
+	granted map[string]bool
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -71,7 +78,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
-	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult)}
+	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
 	settings := cfg.ModelSettings(s.spec, model)

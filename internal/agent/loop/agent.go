@@ -10,9 +10,10 @@ import (
 	"github.com/csa-dev/csa/internal/llm"
 )
 
-// Permit decides whether a tool call may run; reason goes back to the model
-// when it may not. Nil allows everything.
-type Permit func(t tool.Tool, input json.RawMessage) (allow bool, reason string)
+// Permit decides whether a tool call (id, input) may run; reason goes back
+// to the model when it may not. It may wait for a person's answer until
+// ctx ends. Nil allows everything.
+type Permit func(ctx context.Context, t tool.Tool, id string, input json.RawMessage) (allow bool, reason string)
 
 // Config is what an agent is made of.
 type Config struct {

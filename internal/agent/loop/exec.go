@@ -71,7 +71,7 @@ func (a *Agent) call(ctx context.Context, u llm.Block) llm.Block {
 		return fail("interrupted by the user before it ran")
 	}
 	if a.cfg.Permit != nil {
-		if allow, reason := a.cfg.Permit(t, u.Input); !allow {
+		if allow, reason := a.cfg.Permit(ctx, t, u.ID, u.Input); !allow {
 			return fail("permission denied: " + reason)
 		}
 	}

@@ -12,10 +12,12 @@ import (
 )
 
 // Decision is the verdict on one call; Reason says why, for the model when
-// it is denied.
+// it is denied. Ask marks a call denied only because no rule allows it: a
+// person watching (an editor, an app-server client) could allow it.
 type Decision struct {
 	Allow  bool
 	Reason string
+	Ask    bool
 }
 
 // Policy decides tool calls: a mode, allow and deny rules, and the
@@ -63,25 +65,25 @@ func (p *Policy) Check(t tool.Tool, input json.RawMessage) Decision {
 	p.mu.RUnlock()
 	name, subject := t.Name(), t.Subject(input)
 	if r, ok := p.match(p.deny, name, subject, true); ok {
-		return Decision{false, fmt.Sprintf("%s is denied by the permission rule %s", describe(name, subject), r)}
+		return Decision{Allow: false, Reason: fmt.Sprintf("%s is denied by the permission rule %s", describe(name, subject), r)}
 	}
 	readOnly := t.ReadOnly(input)
 	switch {
 	case mode == Plan && readOnly:
-		return Decision{true, "read-only call in plan mode"}
+		return Decision{Allow: true, Reason: "read-only call in plan mode"}
 	case mode == Plan:
-		return Decision{false, fmt.Sprintf("plan mode is read-only: %s would change things. Keep exploring with read-only tools, then present your plan with ExitPlanMode; changes can be made after it is approved.", describe(name, subject))}
+		return Decision{Allow: false, Reason: fmt.Sprintf("plan mode is read-only: %s would change things. Keep exploring with read-only tools, then present your plan with ExitPlanMode; changes can be made after it is approved.", describe(name, subject))}
 	case mode == BypassPermissions:
-		return Decision{true, "bypassPermissions mode"}
+		return Decision{Allow: true, Reason: "bypassPermissions mode"}
 	case readOnly:
-		return Decision{true, "read-only call"}
+		return Decision{Allow: true, Reason: "read-only call"}
 	case mode == AcceptEdits && editTools[name] && p.inRoots(subject):
-		return Decision{true, "file edit within the working directories (acceptEdits mode)"}
+		return Decision{Allow: true, Reason: "file edit within the working directories (acceptEdits mode)"}
 	}
 	if r, ok := p.match(p.allow, name, subject, false); ok {
-		return Decision{true, "allowed by the permission rule " + r}
+		return Decision{Allow: true, Reason: "allowed by the permission rule " + r}
 	}
-	return Decision{false, fmt.Sprintf("%s needs permission and this agent runs unattended, so nobody can grant it. It is not allowed by any rule; the rule %s would allow it (or a broader permission mode). Do without it, or stop and say what you need.", describe(name, subject), p.suggest(name, subject))}
+	return Decision{Reason: fmt.Sprintf("%s needs permission and this agent runs unattended, so nobody can grant it. It is not allowed by any rule; the rule %s would allow it (or a broader permission mode). Do without it, or stop and say what you need.", describe(name, subject), p.suggest(name, subject)), Ask: true}
 }
 
 // match finds a rule of rules matching the call. A deny rule matches when

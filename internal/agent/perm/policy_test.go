@@ -102,6 +102,11 @@ func TestPolicy(t *testing.T) {
 			if d.Allow != tt.allow || !strings.Contains(d.Reason, tt.why) {
 				t.Errorf("%s: %s %s = %+v; want allow=%v, reason with %q", mode, tt.tool, tt.input, d, tt.allow, tt.why)
 			}
+			// Only a call that no rule allows is a person's to grant: one a
+			// rule or plan mode denies is not.
+			if wantAsk := !tt.allow && strings.Contains(d.Reason, "needs permission"); d.Ask != wantAsk {
+				t.Errorf("%s: %s %s: Ask = %v, want %v", mode, tt.tool, tt.input, d.Ask, wantAsk)
+			}
 		}
 	}
 }

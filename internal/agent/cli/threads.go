@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"sync"
+
+	"github.com/csa-dev/csa/internal/agent/config"
+	"github.com/csa-dev/csa/internal/agent/event"
+	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/store"
+	"github.com/csa-dev/csa/internal/agent/thread"
+	"github.com/csa-dev/csa/internal/agent/tool"
+)
+
+// host is thread.Host over the command line's session assembly: a thread
+// is a session opened as `csa-agent -p` would open it, with no renderer.
+type host struct {
+	io   IO
+	base options // flags given to the front end's command (model, mode)
+}
+
+// NewHost is the thread.Host the protocol front ends use.
+func NewHost(sio IO) thread.Host { return &host{io: sio, base: options{outputFormat: "json"}} }
+
+func (h *host) optionsFor(o thread.Options) (*options, IO) {
+	opts := h.base
+	opts.print = true
+	opts.outputFormat = "json" // events go to the turn's sink, not stdout
+	opts.model = firstOf(o.Model, h.base.model)
+	opts.permissionMode = firstOf(o.PermissionMode, h.base.permissionMode)
+	opts.sessionID = o.SessionID
+	sio := h.io
+	if o.Cwd != "" {
+		sio.Cwd = o.Cwd
+	}
+	return &opts, sio
+}
+
+func (h *host) Start(ctx context.Context, o thread.Options) (thread.Thread, error) {
+	opts, sio := h.optionsFor(o)
+	s, err := open(ctx, opts, sio)
+	if err != nil {
+		return nil, err
+	}
+	return &live{s: s}, nil
+}
+
+func (h *host) Resume(ctx context.Context, id string, o thread.Options) (thread.Thread, error) {
+	if o.Cwd == "" {
+		sum, err := store.Summarise(store.Dir(h.io.Getenv), id)
+		if err != nil {
+			return nil, err
+		}
+		o.Cwd = sum.Cwd
+	}
+	o.SessionID = ""
+	opts, sio := h.optionsFor(o)
+	opts.resume = id
+	s, err := open(ctx, opts, sio)
+	if err != nil {
+		return nil, err
+	}
+	return &live{s: s}, nil
+}
+
+func (h *host) List(context.Context) ([]thread.Info, error) {
+	sums, err := store.List(store.Dir(h.io.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]thread.Info, len(sums))
+	for i, s := range sums {
+		out[i] = thread.Info{ID: s.ID, Cwd: s.Cwd, Model: s.Model, Preview: s.Preview, Created: s.Created, Updated: s.Updated}
+	}
+	return out, nil
+}
+
+func (h *host) Models() []string {
+	cfg, err := config.Load(config.Path(h.io.Getenv))
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range append([]string{firstOf(h.base.model, h.io.Getenv("CSA_AGENT_MODEL"), cfg.Model), cfg.FallbackModel}, keys(cfg.Models)...) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (h *host) Config() map[string]any {
+	path := config.Path(h.io.Getenv)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return map[string]any{"path": path, "error": err.Error()}
+	}
+	// Keys never leave csa-agent: a client shows settings, not secrets.
+	for name, p := range cfg.Providers {
+		if p.APIKey != "" {
+			p.APIKey = "(set)"
+			cfg.Providers[name] = p
+		}
+	}
+	var m map[string]any
+	b, _ := json.Marshal(cfg)
+	json.Unmarshal(b, &m)
+	return map[string]any{"path": path, "config": m}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// live is an open session driven as a thread.
+type live struct {
+	s   *session
+	run sync.Mutex // one turn at a time
+}
+
+func (l *live) ID() string    { return l.s.id }
+func (l *live) Model() string { return l.s.spec }
+func (l *live) Cwd() string   { return l.s.io.Cwd }
+func (l *live) Close()        { l.s.close() }
+
+func (l *live) Run(ctx context.Context, input string, sink event.Sink, approve thread.Approver) thread.Outcome {
+	l.run.Lock()
+	defer l.run.Unlock()
+	l.s.setTurn(&turnState{sink: sink, approve: approve})
+	defer l.s.setTurn(nil)
+	out := l.s.turn(ctx, input)
+	o := thread.Outcome{End: out.End, Text: out.Text, Class: out.Class, Turns: out.Turns,
+		IsError: out.End != loop.EndDone && out.End != loop.EndStopped}
+	if out.Err != nil && o.Text == "" {
+		o.Text = out.Err.Error()
+	}
+	return o
+}
+
+// turnState is what a front end gave the turn in progress.
+type turnState struct {
+	sink    event.Sink
+	approve thread.Approver
+}
+
+func (s *session) setTurn(t *turnState) {
+	s.turnMu.Lock()
+	s.current = t
+	s.turnMu.Unlock()
+}
+
+func (s *session) currentTurn() *turnState {
+	s.turnMu.Lock()
+	defer s.turnMu.Unlock()
+	return s.current
+}
+
+// toTurn passes the session's events to the turn's front end.
+func (s *session) toTurn(e event.Event) {
+	if t := s.currentTurn(); t != nil && t.sink != nil {
+		t.sink.Emit(e)
+	}
+}
+
+// ask puts a call the policy would not allow on its own to the person
+// behind the front end; acceptForSession answers the same call again.
+func (s *session) ask(ctx context.Context, t tool.Tool, id string, input json.RawMessage, reason string) (bool, string) {
+	cur := s.currentTurn()
+	if cur == nil || cur.approve == nil {
+		return false, reason
+	}
+	key := t.Name() + "\x00" + t.Subject(input)
+	s.turnMu.Lock()
+	granted := s.granted[key]
+	s.turnMu.Unlock()
+	if granted {
+		return true, ""
+	}
+	req := thread.Request{ToolID: id, ToolName: t.Name(), Input: input, Kind: "tool", Reason: reason}
+	switch subject := t.Subject(input); {
+	case t.Name() == "Bash":
+		req.Kind, req.Command = "command", subject
+	case editTool(t.Name()):
+		req.Kind, req.Path = "file", subject
+	}
+	switch cur.approve(ctx, req) {
+	case thread.AcceptForSession:
+		s.turnMu.Lock()
+		if s.granted == nil {
+			s.granted = map[string]bool{}
+		}
+		s.granted[key] = true
+		s.turnMu.Unlock()
+		return true, ""
+	case thread.Accept:
+		return true, ""
+	}
+	return false, "the user declined this call"
+}
+
+func editTool(name string) bool {
+	switch name {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		return true
+	}
+	return false
+}
