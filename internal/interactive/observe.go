@@ -17,6 +17,10 @@ type Target struct {
 	Dir          string // the session's directory
 	State        *session.State
 	WrapperAlive bool
+	// Reload reads the session's state again (nil: it is not). State was
+	// read before the exit record: the wrapper may have recorded the end
+	// (with its reason, an OOM kill) and written the exit record since.
+	Reload func() (*session.State, error)
 }
 
 // Observer gathers observations of many sessions with one process-table
@@ -62,7 +66,7 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 	}
 	o.Turns, o.TurnsErr = ReadTurns(t.Dir)
 	if o.Done != nil || o.Record.Ended() {
-		return o
+		return o.catchUp(t)
 	}
 	panes, err := ob.serverPanes(ctx, ix.Socket)
 	if err != nil {
@@ -76,7 +80,7 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 		// The agent may have exited since its exit record was read: the
 		// wrapper writes it before the pane goes.
 		if o.Done, o.DoneErr = readDone(t.Dir); o.Done != nil {
-			return o
+			return o.catchUp(t)
 		}
 	}
 	o.ScanErr = ob.scanErr
@@ -92,6 +96,19 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 		o.Heartbeat = &hb
 	} else if !errors.Is(err, os.ErrNotExist) {
 		o.HeartbeatErr = err
+	}
+	return o
+}
+
+// catchUp takes the session's end from its state when the exit record was
+// found after the state was read: the wrapper records the end first.
+func (o Observation) catchUp(t Target) Observation {
+	if o.Done == nil || o.Record.Ended() || t.Reload == nil {
+		return o
+	}
+	if st, err := t.Reload(); err == nil && st.Status.Ended() {
+		o.Record, o.RecordReason = st.Status, st.Reason
+		*t.State = *st
 	}
 	return o
 }

@@ -116,7 +116,8 @@ func Classify(ctx context.Context, f *cmdutil.Factory, store *session.Store, ses
 	for i, st := range sessions {
 		// Load reconciled each session through its supervisor lock: one
 		// not ended has a live wrapper (or is being handed to one).
-		targets[i] = interactive.Target{Dir: store.Dir(st.ID), State: st, WrapperAlive: !st.Status.Ended()}
+		targets[i] = interactive.Target{Dir: store.Dir(st.ID), State: st, WrapperAlive: !st.Status.Ended(),
+			Reload: func() (*session.State, error) { return store.Load(st.ID) }}
 	}
 	bin, _ := tmux.Find()
 	ob := &interactive.Observer{TmuxBin: bin, Now: f.Now}

@@ -185,6 +185,8 @@ func (w *waiter) look(ctx context.Context) ([]Entry, error) {
 	if len(ix) > 0 {
 		for j, r := range status.Classify(ctx, w.o.F, w.store, ix, w.set) {
 			e := &entries[ixAt[j]]
+			// Classify may have read a later state (the session ended meanwhile).
+			e.ExitCode, e.Failure = ix[j].ExitCode, ix[j].Failure
 			sig := r.Signals
 			e.State, e.Reason, e.Signals = string(r.State), r.Reason, &sig
 			e.outcome = interactiveOutcome(r.State, w.until)
