@@ -67,9 +67,6 @@ func New(s Settings, o Options) (*Engine, error) {
 	return e, nil
 }
 
-// Has reports whether any hook is set for event.
-func (e *Engine) Has(event string) bool { return e != nil && len(e.byEvent[event]) > 0 }
-
 // detached are the events that go out even when the turn was interrupted:
 // they tell a program driving csa-agent where the session is.
 var detached = map[string]bool{SessionStart: true, UserPromptSubmit: true, Stop: true, SessionEnd: true}
