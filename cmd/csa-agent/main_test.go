@@ -90,6 +90,7 @@ func TestScripts(t *testing.T) {
 					"waitevent": cmdWaitEvent,
 					"modelsaw":  cmdModelSaw,
 					"exits":     scripttest.Exits,
+					"hookinput": cmdHookInput,
 				},
 			})
 		})
@@ -242,4 +243,67 @@ func writeFile(path, content string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// hookinput FILE EVENT [FIELD[=VALUE]]...: FILE (JSON lines, as hooks
+// appended their stdin) has a line for EVENT with every FIELD set (not
+// null, "" or false) or equal to VALUE (a string's text, any other
+// value's JSON). FIELD may be a path: tool_input.command. With !: no line
+// for EVENT has them all.
+func cmdHookInput(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: hookinput FILE EVENT [FIELD[=VALUE]]...")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	found := false
+	for _, line := range strings.Split(string(data), "\n") {
+		var in map[string]any
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			ts.Fatalf("%s: not JSON: %q", args[0], line)
+		}
+		if in["hook_event_name"] != args[1] {
+			continue
+		}
+		if hasFields(in, args[2:]) {
+			found = true
+			break
+		}
+	}
+	if found == neg {
+		ts.Logf("%s:\n%s", args[0], data)
+		ts.Fatalf("a %s input with %q: %v, want %v", args[1], args[2:], found, !neg)
+	}
+}
+
+func hasFields(in map[string]any, fields []string) bool {
+	for _, f := range fields {
+		path, want, withValue := strings.Cut(f, "=")
+		var v any = in
+		for _, k := range strings.Split(path, ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return false
+			}
+			v = m[k]
+		}
+		var got string
+		switch x := v.(type) {
+		case string:
+			got = x
+		default:
+			b, _ := json.Marshal(x)
+			got = string(b)
+		}
+		switch {
+		case withValue && got != want:
+			return false
+		case !withValue && (v == nil || v == "" || v == false):
+			return false
+		}
+	}
+	return true
 }

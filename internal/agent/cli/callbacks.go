@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/render"
-	"github.com/csa-dev/csa/internal/agent/tool"
 	"github.com/csa-dev/csa/internal/llm"
 )
 
@@ -49,15 +47,7 @@ func (s *session) onRetry(r llm.RetryInfo) {
 		Status: r.Status, Delay: r.Delay, Text: msg, Model: r.Model})
 }
 
-func (s *session) permit(ctx context.Context, t tool.Tool, id string, input json.RawMessage) (bool, string) {
-	d := s.policy.Check(t, input)
-	if !d.Allow && d.Ask {
-		return s.ask(ctx, t, id, input, d.Reason)
-	}
-	return d.Allow, d.Reason
-}
-
 // preCompact runs the PreCompact hooks.
 func (s *session) preCompact(ctx context.Context, trigger, instructions string) {
-	s.hooks.run(ctx, "PreCompact", map[string]any{"trigger": trigger, "custom_instructions": instructions})
+	s.hooks.PreCompact(ctx, trigger, instructions)
 }

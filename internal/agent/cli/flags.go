@@ -58,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "bypassPermissions: run every tool call")
 	fs.StringVar(&o.sessionID, "session-id", "", "name a new session (a UUID)")
 	fs.StringVarP(&o.resume, "resume", "r", "", "continue a stored session")
-	fs.StringVar(&o.settings, "settings", "", "settings JSON file (Claude Code's hooks format)")
+	fs.StringVar(&o.settings, "settings", "", "Claude Code settings (hooks): a file or the JSON itself")
 	fs.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model requests")
 	fs.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rules, comma- or space-separated: \"Bash(git diff:*) Edit\"")
 	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/render"
 	"github.com/csa-dev/csa/internal/llm"
@@ -33,11 +34,31 @@ func (s *session) headless(ctx context.Context, prompt string) int {
 	return exitFailed
 }
 
-// turn runs one input through the loop with its hooks around it.
+// turn runs one input through the loop with its hooks around it: a
+// UserPromptSubmit hook may keep the prompt from the model or add context
+// to it. The loop runs the Stop hooks when the model ends the turn; after
+// any other end they run here, as a program driving csa-agent (csa's
+// classifier) learns from them that the turn is over.
 func (s *session) turn(ctx context.Context, input string) loop.Outcome {
-	s.hooks.run(ctx, "UserPromptSubmit", map[string]any{"prompt": input})
-	out := s.agent.Run(ctx, llm.UserText(input))
-	s.hooks.run(ctx, "Stop", map[string]any{"stop_hook_active": false})
+	msg := llm.UserText(input)
+	p := s.hooks.UserPromptSubmit(ctx, input)
+	if p.Blocked != "" {
+		text := "prompt blocked by a UserPromptSubmit hook: " + p.Blocked
+		fmt.Fprintln(s.io.Stderr, "csa-agent:", text)
+		s.sink.Emit(event.Event{Kind: event.Result, Text: text, IsError: true, Mode: "blocked", SessionID: s.id})
+		s.hooks.StopAfter(ctx, "")
+		return loop.Outcome{End: loop.EndError, Text: text, Class: "blocked"}
+	}
+	for _, extra := range []string{s.context, p.Context} {
+		if extra != "" {
+			msg.Content = append(msg.Content, llm.Block{Type: llm.BlockText, Text: extra})
+		}
+	}
+	s.context = ""
+	out := s.agent.Run(ctx, msg)
+	if out.End != loop.EndDone {
+		s.hooks.StopAfter(ctx, out.Text)
+	}
 	return out
 }
 
@@ -52,6 +73,7 @@ func (s *session) repl(ctx context.Context, first string) int {
 			fmt.Fprint(s.io.Stderr, "> ")
 			if !in.Scan() {
 				fmt.Fprintln(s.io.Stderr)
+				s.endReason = "prompt_input_exit"
 				return exitOK
 			}
 			next = strings.TrimSpace(in.Text())
@@ -62,6 +84,7 @@ func (s *session) repl(ctx context.Context, first string) int {
 		case line == "":
 			continue
 		case line == "/exit" || line == "/quit":
+			s.endReason = "prompt_input_exit"
 			return exitOK
 		case strings.HasPrefix(line, "/"):
 			s.command(ctx, line)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agent/compact"
 	"github.com/csa-dev/csa/internal/agent/config"
 	"github.com/csa-dev/csa/internal/agent/event"
+	"github.com/csa-dev/csa/internal/agent/hooks"
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
@@ -30,7 +32,7 @@ type session struct {
 	spec   string // the model as given: provider/model
 	agent  *loop.Agent
 	conv   *store.Conversation
-	hooks  *hooks
+	hooks  *hooks.Engine
 	env    *tool.Env
 	policy *perm.Policy
 	sink   event.Multi
@@ -38,6 +40,10 @@ type session struct {
 	result    *event.Event
 	compactor *compact.Compactor
 	subagents *subagent.Hooks
+	// context is what SessionStart hooks gave, sent with the first prompt.
+	context string
+	// endReason is SessionEnd's reason.
+	endReason string
 
 	// A front end's turn in progress (threads.go), and the calls its
 	// person allowed for the rest of the session.
@@ -64,7 +70,9 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	case err != nil:
 		return nil, usageError{err}
 	}
-	if s.hooks, err = loadHooks(o.settings); err != nil {
+	project := prompt.ProjectRoot(sio.Cwd)
+	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project)
+	if err != nil {
 		return nil, usageError{err}
 	}
 	roots := rootsOf(sio.Cwd, append(cfg.AddDirs, o.addDirs...))
@@ -78,17 +86,23 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
+	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: store.Path(store.Dir(sio.Getenv), s.id),
+		Cwd: sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
+		Environ: os.Environ(), Stderr: sio.Stderr})
+	if err != nil {
+		return nil, err
+	}
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
-	settings := cfg.ModelSettings(s.spec, model)
-	s.compactor = compact.New(compact.Config{Window: settings.ContextWindow, Threshold: settings.CompactAt,
+	ms := cfg.ModelSettings(s.spec, model)
+	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
 	system := func(extra string) string {
 		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
 			Mode: string(s.policy.Mode()), Extra: extra})
 	}
-	defs, err := subagent.Load(sio.Getenv("HOME"), prompt.ProjectRoot(sio.Cwd))
+	defs, err := subagent.Load(sio.Getenv("HOME"), project)
 	if err != nil {
 		// A broken definition leaves that one out; the others work.
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
@@ -110,6 +124,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Getenv:    sio.Getenv,
 		Modes:     modes{s.policy},
 		Plans:     s.conv,
+		OnStart:   s.hooks.SubagentStart,
 	})
 	if err := s.subagents.Err(); err != nil {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
@@ -125,7 +140,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		System:      system(""),
 		Tools:       all,
 		Env:         s.env,
-		Permit:      s.permit,
+		Permit:      s.hooks.Permit(s.policy, s.ask),
+		Hooks:       s.hooks,
 		Sink:        s.sink,
 		MaxTurns:    firstInt(o.maxTurns, cfg.MaxTurns),
 		TokenBudget: cfg.TokenBudget,
@@ -136,9 +152,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.subagents.Attach(s.agent)
 	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
 		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
-	s.hooks.base = map[string]any{"session_id": s.id, "cwd": sio.Cwd,
-		"transcript_path": store.Path(store.Dir(sio.Getenv), s.id), "permission_mode": string(s.policy.Mode())}
-	s.hooks.run(ctx, "SessionStart", map[string]any{"source": map[bool]string{true: "resume", false: "startup"}[o.resume != ""]})
+	s.context = s.hooks.SessionStart(ctx, map[bool]string{true: "resume", false: "startup"}[o.resume != ""])
 	return s, nil
 }
 
@@ -160,6 +174,7 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 }
 
 func (s *session) close() {
+	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
 	s.env.Jobs.KillAll()
 	s.conv.Close()

@@ -11,7 +11,6 @@ import (
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/agent/thread"
-	"github.com/csa-dev/csa/internal/agent/tool"
 )
 
 // host is thread.Host over the command line's session assembly: a thread
@@ -172,20 +171,22 @@ func (s *session) toTurn(e event.Event) {
 }
 
 // ask puts a call the policy would not allow on its own to the person
-// behind the front end; acceptForSession answers the same call again.
-func (s *session) ask(ctx context.Context, t tool.Tool, id string, input json.RawMessage, reason string) (bool, string) {
+// behind the front end (hooks.Asker); acceptForSession answers the same
+// call again. With no front end (a headless run) nobody is asked.
+func (s *session) ask(ctx context.Context, c loop.Call, reason string) (allow bool, why string, answered bool) {
 	cur := s.currentTurn()
 	if cur == nil || cur.approve == nil {
-		return false, reason
+		return false, "", false
 	}
+	t, input := c.Tool, c.Input
 	key := t.Name() + "\x00" + t.Subject(input)
 	s.turnMu.Lock()
 	granted := s.granted[key]
 	s.turnMu.Unlock()
 	if granted {
-		return true, ""
+		return true, "allowed by the user for this session", true
 	}
-	req := thread.Request{ToolID: id, ToolName: t.Name(), Input: input, Kind: "tool", Reason: reason}
+	req := thread.Request{ToolID: c.ID, ToolName: t.Name(), Input: input, Kind: "tool", Reason: reason}
 	switch subject := t.Subject(input); {
 	case t.Name() == "Bash":
 		req.Kind, req.Command = "command", subject
@@ -200,11 +201,11 @@ func (s *session) ask(ctx context.Context, t tool.Tool, id string, input json.Ra
 		}
 		s.granted[key] = true
 		s.turnMu.Unlock()
-		return true, ""
+		return true, "allowed by the user for this session", true
 	case thread.Accept:
-		return true, ""
+		return true, "allowed by the user", true
 	}
-	return false, "the user declined this call"
+	return false, "the user declined this call", true
 }
 
 func editTool(name string) bool {

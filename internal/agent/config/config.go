@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/csa-dev/csa/internal/agent/hooks"
 )
 
 // Config is config.toml.
@@ -29,6 +31,10 @@ type Config struct {
 	RequestTimeout float64 `toml:"request_timeout"`
 	StallTimeout   float64 `toml:"stall_timeout"`
 	MaxRetries     int     `toml:"max_retries"`
+
+	// Hooks are Claude Code's hooks in TOML ([[hooks.PreToolUse]] ...),
+	// run beside those of Claude Code's settings files.
+	Hooks hooks.Settings `toml:"hooks"`
 
 	Providers map[string]Provider `toml:"providers"`
 	Models    map[string]Model    `toml:"models"`

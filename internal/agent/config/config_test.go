@@ -30,3 +30,23 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("Path = %s", got)
 	}
 }
+
+func TestHooksInTOML(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(p, []byte(`
+[[hooks.PreToolUse]]
+matcher = "Bash"
+  [[hooks.PreToolUse.hooks]]
+  type = "command"
+  command = "sh check.sh"
+  timeout = 5
+`), 0o644)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := c.Hooks["PreToolUse"]
+	if len(g) != 1 || g[0].Matcher != "Bash" || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != "sh check.sh" || g[0].Hooks[0].Timeout != 5 {
+		t.Fatalf("hooks %+v", c.Hooks)
+	}
+}

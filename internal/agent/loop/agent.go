@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/csa-dev/csa/internal/agent/event"
@@ -10,10 +9,9 @@ import (
 	"github.com/csa-dev/csa/internal/llm"
 )
 
-// Permit decides whether a tool call (id, input) may run; reason goes back
-// to the model when it may not. It may wait for a person's answer until
-// ctx ends. Nil allows everything.
-type Permit func(ctx context.Context, t tool.Tool, id string, input json.RawMessage) (allow bool, reason string)
+// Permit decides whether a tool call may run; reason goes back to the model
+// when it may not. Nil allows everything.
+type Permit func(ctx context.Context, c Call) (allow bool, reason string)
 
 // Config is what an agent is made of.
 type Config struct {
@@ -25,8 +23,12 @@ type Config struct {
 	Env      *tool.Env
 	Permit   Permit
 	Sink     event.Sink
-	// AgentID names a subagent in events ("" for the main agent).
-	AgentID string
+	// AgentID names a subagent in events ("" for the main agent);
+	// AgentType is its definition's name.
+	AgentID, AgentType string
+	// Hooks, when set, are asked before and after each call and before
+	// the run ends.
+	Hooks Hooks
 	// MaxTurns bounds the model requests of one Run (0: no bound).
 	MaxTurns int
 	// TokenBudget bounds the tokens (input + output) of one Run (0: none).

@@ -58,7 +58,9 @@ func (a *Agent) safe(u llm.Block) bool {
 // call runs one tool call and returns its tool_result block.
 func (a *Agent) call(ctx context.Context, u llm.Block) llm.Block {
 	res := llm.Block{Type: llm.BlockToolResult, ToolUseID: u.ID}
+	var extra []string // hooks' context, after the result
 	fail := func(msg string) llm.Block {
+		msg = withContext(msg, extra)
 		res.Content, res.IsError = msg, true
 		a.emit(event.Event{Kind: event.ToolFinished, ToolID: u.ID, ToolName: u.Name, Text: msg, IsError: true})
 		return res
@@ -70,13 +72,31 @@ func (a *Agent) call(ctx context.Context, u llm.Block) llm.Block {
 	case ctx.Err() != nil:
 		return fail("interrupted by the user before it ran")
 	}
+	c := Call{Who: a.who(), ID: u.ID, Tool: t, Input: u.Input}
+	if h := a.cfg.Hooks; h != nil {
+		v := h.BeforeTool(ctx, c)
+		if v.Context != "" {
+			extra = append(extra, v.Context)
+		}
+		if v.Stop != "" {
+			a.StopWith(v.Stop)
+			return fail("stopped by a hook: " + v.Stop)
+		}
+		if v.Decision == Deny {
+			return fail("blocked by a hook: " + v.Reason)
+		}
+		if v.Input != nil {
+			c.Input = v.Input
+		}
+		c.Hook = v.Decision
+	}
 	if a.cfg.Permit != nil {
-		if allow, reason := a.cfg.Permit(ctx, t, u.ID, u.Input); !allow {
+		if allow, reason := a.cfg.Permit(ctx, c); !allow {
 			return fail("permission denied: " + reason)
 		}
 	}
-	a.emit(event.Event{Kind: event.ToolStarted, ToolID: u.ID, ToolName: u.Name, Input: u.Input})
-	out, err := t.Run(ctx, a.cfg.Env, u.Input)
+	a.emit(event.Event{Kind: event.ToolStarted, ToolID: u.ID, ToolName: u.Name, Input: c.Input})
+	out, err := t.Run(ctx, a.cfg.Env, c.Input)
 	if err != nil {
 		a.mu.Lock()
 		if a.fatal == nil {
@@ -88,7 +108,26 @@ func (a *Agent) call(ctx context.Context, u llm.Block) llm.Block {
 	if ctx.Err() != nil && !out.IsError {
 		out.Output += "\n(interrupted by the user)"
 	}
-	res.Content, res.IsError = out.Output, out.IsError
-	a.emit(event.Event{Kind: event.ToolFinished, ToolID: u.ID, ToolName: u.Name, Text: out.Output, IsError: out.IsError})
+	if h := a.cfg.Hooks; h != nil {
+		after := h.AfterTool(ctx, c, out)
+		if after.Context != "" {
+			extra = append(extra, after.Context)
+		}
+		if after.Stop != "" {
+			a.StopWith(after.Stop)
+		}
+	}
+	res.Content, res.IsError = withContext(out.Output, extra), out.IsError
+	a.emit(event.Event{Kind: event.ToolFinished, ToolID: u.ID, ToolName: u.Name, Text: res.Content, IsError: out.IsError})
 	return res
 }
+
+// withContext adds what hooks gave for the model after a result.
+func withContext(out string, extra []string) string {
+	for _, e := range extra {
+		out += "\n\n" + e
+	}
+	return out
+}
+
+func (a *Agent) who() Who { return Who{ID: a.cfg.AgentID, Type: a.cfg.AgentType} }

@@ -202,9 +202,7 @@ func TestDeniedCallGoesBackToTheModel(t *testing.T) {
 	write := newProbe("Write", false)
 	p := &scripted{answers: []llm.Message{answer(use("1", "Write", `"w"`)), answer(text("understood"))}}
 	a := New(Config{Provider: p, Tools: []tool.Tool{write},
-		Permit: func(context.Context, tool.Tool, string, json.RawMessage) (bool, string) {
-			return false, "plan mode is read-only"
-		}}, nil)
+		Permit: func(context.Context, Call) (bool, string) { return false, "plan mode is read-only" }}, nil)
 	out := a.Run(context.Background(), llm.UserText("go"))
 	if out.End != EndDone || write.running.Load() != 0 || write.peak.Load() != 0 {
 		t.Fatalf("outcome %+v, peak %d", out, write.peak.Load())

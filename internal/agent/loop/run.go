@@ -58,6 +58,7 @@ func (a *Agent) Run(ctx context.Context, input llm.Message) Outcome {
 
 func (a *Agent) loop(ctx context.Context) Outcome {
 	var out Outcome
+	stopActive := false // a stop hook has kept this run going
 	for {
 		switch {
 		case ctx.Err() != nil:
@@ -103,6 +104,12 @@ func (a *Agent) loop(ctx context.Context) Outcome {
 					return interrupted(out)
 				}
 			}
+			if again := a.beforeStop(ctx, &stopActive, resp.Message.Text()); again != "" {
+				m := llm.UserText(again)
+				a.append(m)
+				a.emit(event.Event{Kind: event.UserMessage, Message: &m})
+				continue
+			}
 			out.End, out.Text = EndDone, resp.Message.Text()
 			return out
 		}
@@ -115,9 +122,12 @@ func (a *Agent) loop(ctx context.Context) Outcome {
 		if ctx.Err() != nil {
 			return interrupted(out)
 		}
-		if a.stopWith != nil {
-			out.End, out.Text = EndStopped, *a.stopWith
-			a.stopWith = nil
+		a.mu.Lock()
+		stop := a.stopWith
+		a.stopWith = nil
+		a.mu.Unlock()
+		if stop != nil {
+			out.End, out.Text = EndStopped, *stop
 			return out
 		}
 	}
@@ -181,9 +191,26 @@ func (a *Agent) compact(ctx context.Context) error {
 	return nil
 }
 
+// beforeStop asks the hooks whether the run may end; a message to go on
+// with keeps it going.
+func (a *Agent) beforeStop(ctx context.Context, active *bool, last string) string {
+	if a.cfg.Hooks == nil || ctx.Err() != nil {
+		return ""
+	}
+	again := a.cfg.Hooks.BeforeStop(ctx, a.who(), *active, last)
+	if again != "" {
+		*active = true
+	}
+	return again
+}
+
 // StopWith ends the run after the current turn's tools with text as its
 // answer (a plan waiting for approval).
-func (a *Agent) StopWith(text string) { a.stopWith = &text }
+func (a *Agent) StopWith(text string) {
+	a.mu.Lock()
+	a.stopWith = &text
+	a.mu.Unlock()
+}
 
 // ErrInterrupted is how an interrupted run ends; it is a context.Canceled.
 var ErrInterrupted error = interruptedError{}

@@ -74,6 +74,9 @@ type Config struct {
 	// runs): approved plans proceed, rejected ones stay in plan mode with
 	// the feedback. Nil is a headless run: see ExitPlanMode.
 	Approve func(plan string) (approved bool, feedback string)
+	// OnStart, when set, is told of each subagent as it starts (the
+	// SubagentStart hooks) and may return context to add to its prompt.
+	OnStart func(ctx context.Context, id, agentType string) (context string)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }

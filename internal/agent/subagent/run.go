@@ -112,7 +112,7 @@ func (h *Hooks) prepare(def Definition, req tool.SubagentRequest) (*child, tool.
 	} else {
 		c.id = newID()
 	}
-	cfg.AgentID = c.id
+	cfg.AgentID, cfg.AgentType = c.id, def.Name
 	c.sink = pc.Sink
 	if c.sink == nil {
 		c.sink = event.Func(func(event.Event) {})
@@ -162,7 +162,13 @@ func (h *Hooks) run(ctx context.Context, c *child) tool.Result {
 	if c.rec != nil {
 		go c.rec.watch(h.cfg.KillPoll, cancel, watched)
 	}
-	out := c.agent.Run(ctx, llm.UserText(c.req.Prompt))
+	prompt := llm.UserText(c.req.Prompt)
+	if h.cfg.OnStart != nil {
+		if extra := h.cfg.OnStart(ctx, c.id, c.def.Name); extra != "" {
+			prompt.Content = append(prompt.Content, llm.Block{Type: llm.BlockText, Text: extra})
+		}
+	}
+	out := c.agent.Run(ctx, prompt)
 	close(watched)
 	c.hooks.Close()
 	killed := errors.Is(context.Cause(ctx), errKilled) || (c.rec != nil && out.End == loop.EndInterrupted && c.rec.killRequested())
