@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/csa-dev/csa/internal/agent/perm"
 )
 
 // options are csa-agent's flags, the same names as Claude Code's where they
@@ -69,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.prompt = strings.Join(fs.Args(), " ")
-	o.allowed, o.disallowed = splitRules(o.allowed), splitRules(o.disallowed)
+	o.allowed, o.disallowed = perm.SplitRules(o.allowed), perm.SplitRules(o.disallowed)
 	if !contains(outputFormats, o.outputFormat) {
 		return nil, fmt.Errorf("--output-format %q: want one of %s", o.outputFormat, strings.Join(outputFormats, ", "))
 	}
@@ -94,31 +96,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// splitRules splits rule lists at commas and spaces outside parentheses, as
-// Claude Code does: "Bash(git diff:*),Edit" and "Bash(echo a, b) Read" are
-// two rules each.
-func splitRules(values []string) []string {
-	var out []string
-	for _, v := range values {
-		depth, start := 0, 0
-		for i, r := range v {
-			switch {
-			case r == '(':
-				depth++
-			case r == ')' && depth > 0:
-				depth--
-			case (r == ',' || r == ' ') && depth == 0:
-				if w := strings.TrimSpace(v[start:i]); w != "" {
-					out = append(out, w)
-				}
-				start = i + 1
-			}
-		}
-		if w := strings.TrimSpace(v[start:]); w != "" {
-			out = append(out, w)
-		}
-	}
-	return out
 }

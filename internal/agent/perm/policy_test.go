@@ -133,3 +133,31 @@ func TestPolicyModeRuntime(t *testing.T) {
 }
 
 var _ tool.Tool = (*tools.Read)(nil)
+
+// TestGrant: granted rules allow like allow rules until Revoke; deny rules
+// and plan mode still win.
+func TestGrant(t *testing.T) {
+	cwd := t.TempDir()
+	bash, _ := tools.ByName("Bash")
+	call := func(cmd string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": cmd}); return b }
+	p := NewPolicy(Default, nil, mustRules(t, "Bash(rm:*)"), cwd, nil)
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("allowed before any grant")
+	}
+	p.Grant(mustRules(t, "Bash(touch:*)", "Bash(rm:*)"))
+	if d := p.Check(bash, call("touch made")); !d.Allow || !strings.Contains(d.Reason, "Bash(touch:*)") {
+		t.Fatalf("granted call: %+v", d)
+	}
+	if d := p.Check(bash, call("rm made")); d.Allow {
+		t.Fatal("a grant overrode a deny rule")
+	}
+	p.SetMode(Plan)
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("a grant overrode plan mode")
+	}
+	p.SetMode(Default)
+	p.Revoke()
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("allowed after Revoke")
+	}
+}
