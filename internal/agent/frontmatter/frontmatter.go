@@ -50,12 +50,18 @@ type Value struct {
 	s      string
 	items  []string
 	isList bool
+	// isMap marks a nested mapping (a skill's hooks:), kept unread: no
+	// key csa reads takes one.
+	isMap bool
 }
 
 // Scalar is the value as one string; a list is an error naming key.
 func (v Value) Scalar(key string) (string, error) {
-	if v.isList {
+	switch {
+	case v.isList:
 		return "", fmt.Errorf("%s must be a single value, not a list", key)
+	case v.isMap:
+		return "", fmt.Errorf("%s must be a single value, not a mapping", key)
 	}
 	return v.s, nil
 }
@@ -144,6 +150,11 @@ func parseValue(raw string, block []string) (Value, error) {
 		return Value{s: strings.TrimSpace(strings.Join(parts, sep))}, nil
 	case raw == "":
 		var items []string
+		for _, l := range block {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "-") && strings.Contains(l, ":") {
+				return Value{isMap: true}, nil
+			}
+		}
 		for _, l := range block {
 			l = strings.TrimSpace(l)
 			if l == "" {

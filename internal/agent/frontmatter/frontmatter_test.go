@@ -40,6 +40,13 @@ func TestSplitErrors(t *testing.T) {
 	if _, _, err := Split([]byte("---\nname: x\n")); err == nil || !strings.Contains(err.Error(), "not closed") {
 		t.Errorf("unclosed: %v", err)
 	}
+	f, err := Parse("hooks:\n  PreToolUse:\n    - matcher: Bash\nname: x\n")
+	if err != nil || f["name"].s != "x" {
+		t.Errorf("a nested mapping is kept unread: %v %v", f, err)
+	}
+	if _, err := f["hooks"].Scalar("hooks"); err == nil || !strings.Contains(err.Error(), "mapping") {
+		t.Errorf("Scalar of a mapping: %v", err)
+	}
 	if _, err := Parse("name x\n"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("bad line: %v", err)
 	}
