@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
+	"github.com/csa-dev/csa/internal/agent/skills"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/agent/subagent"
 	"github.com/csa-dev/csa/internal/agent/tool"
@@ -37,6 +38,7 @@ type session struct {
 	result    *event.Event
 	compactor *compact.Compactor
 	subagents *subagent.Hooks
+	skills    *skills.Set
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -87,6 +89,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
+	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,
 		Tools:       all,
