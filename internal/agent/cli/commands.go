@@ -49,6 +49,9 @@ func (s *session) slash(ctx context.Context, name, args string, line bool) (send
 		case b.lineOnly && !line:
 			fmt.Fprintf(s.io.Stderr, "csa-agent: /%s is a command of the line-mode session, not of -p\n", name)
 			return "", nil, exitUsage, true
+		case b.lineOnly: // the REPL runs them itself, when given alone
+			fmt.Fprintf(s.io.Stderr, "csa-agent: /%s takes no arguments\n", name)
+			return "", nil, exitUsage, true
 		case b.name == "help":
 			s.help(s.out())
 			return "", nil, exitOK, true
