@@ -17,15 +17,20 @@ import (
 
 	"github.com/csa-dev/csa/internal/agent/cli"
 	"github.com/csa-dev/csa/internal/agent/store"
+	"github.com/csa-dev/csa/internal/cli/root"
+	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/scripttest"
 )
 
 // TestMain makes the test binary double as csa-agent, so scripts run the
-// real program as a separate process.
+// real program as a separate process, and as csa and the fake agent, for
+// the /review command (csa review runs fake reviewers).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"csa-agent": func() { os.Exit(cli.Main(os.Args[1:])) },
+		"csa":       func() { os.Exit(root.Entry()) },
+		"fakeagent": func() { os.Exit(fakeagent.Main()) },
 	})
 }
 

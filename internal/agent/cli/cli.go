@@ -86,8 +86,8 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		failedToStart(o, sio, err)
 		return exitFailed
 	}
-	defer s.close()
 	if o.print {
+		defer s.close()
 		return s.headless(ctx, o.prompt)
 	}
 	return s.repl(ctx, o.prompt)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/csa-dev/csa/internal/agent/perm"
 )
 
 // options are csa-agent's flags, the same names as Claude Code's where they
@@ -29,6 +31,7 @@ type options struct {
 	addDirs        []string
 	version        bool
 	prompt         string // the remaining arguments, joined
+	cleared        bool   // a session /clear opened (SessionStart's source "clear")
 }
 
 // Exit codes.
@@ -45,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := pflag.NewFlagSet("csa-agent", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: csa-agent [flags] [PROMPT]\n\ncsa's own coding agent. With -p it answers PROMPT (or stdin) and exits;\nwithout, it opens a line-mode session (/compact, /exit).\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "usage: csa-agent [flags] [PROMPT]\n\ncsa's own coding agent. With -p it answers PROMPT (or stdin) and exits;\nwithout, it opens a line-mode session (/help lists its commands).\nA prompt \"/name args\" runs a skill or custom command (.claude/skills, .claude/commands).\n\n%s", fs.FlagUsages())
 	}
 	fs.BoolVarP(&o.print, "print", "p", false, "answer the prompt and exit (headless)")
 	fs.StringVar(&o.outputFormat, "output-format", "text", "text, json or stream-json (Claude Code's line format)")
@@ -69,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.prompt = strings.Join(fs.Args(), " ")
-	o.allowed, o.disallowed = splitRules(o.allowed), splitRules(o.disallowed)
+	o.allowed, o.disallowed = perm.SplitRules(o.allowed), perm.SplitRules(o.disallowed)
 	if !contains(outputFormats, o.outputFormat) {
 		return nil, fmt.Errorf("--output-format %q: want one of %s", o.outputFormat, strings.Join(outputFormats, ", "))
 	}
@@ -94,31 +97,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// splitRules splits rule lists at commas and spaces outside parentheses, as
-// Claude Code does: "Bash(git diff:*),Edit" and "Bash(echo a, b) Read" are
-// two rules each.
-func splitRules(values []string) []string {
-	var out []string
-	for _, v := range values {
-		depth, start := 0, 0
-		for i, r := range v {
-			switch {
-			case r == '(':
-				depth++
-			case r == ')' && depth > 0:
-				depth--
-			case (r == ',' || r == ' ') && depth == 0:
-				if w := strings.TrimSpace(v[start:i]); w != "" {
-					out = append(out, w)
-				}
-				start = i + 1
-			}
-		}
-		if w := strings.TrimSpace(v[start:]); w != "" {
-			out = append(out, w)
-		}
-	}
-	return out
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/render"
+	"github.com/csa-dev/csa/internal/agent/skills"
 	"github.com/csa-dev/csa/internal/llm"
 )
 
@@ -20,7 +22,15 @@ import (
 func (s *session) headless(ctx context.Context, prompt string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	out := s.turn(ctx, prompt)
+	send, allow := prompt, []perm.Rule(nil)
+	if name, args, ok := skills.Invocation(prompt); ok {
+		var code int
+		var done bool
+		if send, allow, code, done = s.slash(ctx, name, args, false); done {
+			return code
+		}
+	}
+	out := s.turn(ctx, prompt, send, allow)
 	if s.o.outputFormat == "json" && s.result != nil {
 		b, _ := json.Marshal(render.Result(*s.result, s.id))
 		fmt.Fprintln(s.io.Stdout, string(b))
@@ -34,13 +44,15 @@ func (s *session) headless(ctx context.Context, prompt string) int {
 	return exitFailed
 }
 
-// turn runs one input through the loop with its hooks around it: a
-// UserPromptSubmit hook may keep the prompt from the model or add context
-// to it. The loop runs the Stop hooks when the model ends the turn; after
-// any other end they run here, as a program driving csa-agent (csa's
-// classifier) learns from them that the turn is over.
-func (s *session) turn(ctx context.Context, input string) loop.Outcome {
-	msg := llm.UserText(input)
+// turn runs one input through the loop with its hooks around it: send is
+// what the model is sent (a command's prompt for "/name"), allow the rules
+// allowed for this turn only (its allowed-tools). A UserPromptSubmit hook
+// may keep the prompt from the model or add context to it. The loop runs
+// the Stop hooks when the model ends the turn; after any other end they
+// run here, as a program driving csa-agent (csa's classifier) learns from
+// them that the turn is over.
+func (s *session) turn(ctx context.Context, input, send string, allow []perm.Rule) loop.Outcome {
+	msg := llm.UserText(send)
 	p := s.hooks.UserPromptSubmit(ctx, input)
 	if p.Blocked != "" {
 		text := "prompt blocked by a UserPromptSubmit hook: " + p.Blocked
@@ -55,6 +67,8 @@ func (s *session) turn(ctx context.Context, input string) loop.Outcome {
 		}
 	}
 	s.context = ""
+	s.policy.Grant(allow)
+	defer s.policy.Revoke()
 	out := s.agent.Run(ctx, msg)
 	if out.End != loop.EndDone {
 		s.hooks.StopAfter(ctx, out.Text)
@@ -64,7 +78,9 @@ func (s *session) turn(ctx context.Context, input string) loop.Outcome {
 
 // repl reads a line at a time. Ctrl-C interrupts the turn in progress and
 // keeps the conversation; at the prompt it exits, as does end of input.
+// It closes the session it ends with (/clear starts new ones).
 func (s *session) repl(ctx context.Context, first string) int {
+	defer func() { s.close() }()
 	in := bufio.NewScanner(s.io.Stdin)
 	in.Buffer(make([]byte, 64<<10), 16<<20)
 	next := first
@@ -86,38 +102,52 @@ func (s *session) repl(ctx context.Context, first string) int {
 		case line == "/exit" || line == "/quit":
 			s.endReason = "prompt_input_exit"
 			return exitOK
-		case strings.HasPrefix(line, "/"):
-			s.command(ctx, line)
+		case line == "/clear":
+			if fresh, err := s.clear(ctx); err != nil {
+				fmt.Fprintln(s.io.Stderr, "csa-agent: /clear:", err)
+			} else {
+				s = fresh
+			}
 			continue
 		}
 		if ctx.Err() != nil {
 			return 130
 		}
 		tctx, cancel := turnContext(ctx)
-		s.turn(tctx, line)
+		send, allow := line, []perm.Rule(nil)
+		done := false
+		if name, args, ok := skills.Invocation(line); ok {
+			send, allow, _, done = s.slash(tctx, name, args, true)
+		}
+		if !done {
+			s.turn(tctx, line, send, allow)
+		}
 		cancel()
 	}
 }
 
-// command runs a slash command.
-func (s *session) command(ctx context.Context, line string) {
-	switch strings.Fields(line)[0] {
-	case "/compact":
-		s.compactNow(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/compact")))
-	case "/help":
-		fmt.Fprintln(s.io.Stderr, "/compact [instructions]  summarise older turns now\n/exit                    leave")
-	default:
-		fmt.Fprintf(s.io.Stderr, "unknown command %s (/help lists them)\n", line)
+// clear starts a new, empty conversation with a new session id, in place
+// of s, which it closes.
+func (s *session) clear(ctx context.Context) (*session, error) {
+	o := *s.o
+	o.resume, o.sessionID, o.prompt, o.cleared = "", "", "", true
+	fresh, err := open(ctx, &o, s.io)
+	if err != nil {
+		return nil, err
 	}
+	s.endReason = "clear"
+	s.close()
+	fmt.Fprintln(s.io.Stderr, "new conversation", fresh.id)
+	return fresh, nil
 }
 
-// compactNow summarises the conversation on request (/compact).
-func (s *session) compactNow(ctx context.Context, instructions string) {
-	tctx, cancel := turnContext(ctx)
-	defer cancel()
-	if err := s.compactor.Now(tctx, s.agent, instructions); err != nil {
+// compactNow summarises the conversation on request (/compact); false
+// when it failed.
+func (s *session) compactNow(ctx context.Context, instructions string) bool {
+	if err := s.compactor.Now(ctx, s.agent, instructions); err != nil {
 		fmt.Fprintln(s.io.Stderr, "compaction failed, the conversation is unchanged:", err)
-		return
+		return false
 	}
 	fmt.Fprintln(s.io.Stderr, "compacted")
+	return true
 }

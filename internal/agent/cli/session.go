@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/loop"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
+	"github.com/csa-dev/csa/internal/agent/skills"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/agent/subagent"
 	"github.com/csa-dev/csa/internal/agent/tool"
@@ -40,6 +41,7 @@ type session struct {
 	result    *event.Event
 	compactor *compact.Compactor
 	subagents *subagent.Hooks
+	skills    *skills.Set
 	// context is what SessionStart hooks gave, sent with the first prompt.
 	context string
 	// endReason is SessionEnd's reason.
@@ -108,6 +110,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
+	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,
 		Tools:       all,
@@ -152,7 +156,11 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.subagents.Attach(s.agent)
 	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
 		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
-	s.context = s.hooks.SessionStart(ctx, map[bool]string{true: "resume", false: "startup"}[o.resume != ""])
+	source := map[bool]string{true: "resume", false: "startup"}[o.resume != ""]
+	if o.cleared {
+		source = "clear"
+	}
+	s.context = s.hooks.SessionStart(ctx, source)
 	return s, nil
 }
 

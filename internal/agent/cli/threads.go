@@ -9,6 +9,8 @@ import (
 	"github.com/csa-dev/csa/internal/agent/config"
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/perm"
+	"github.com/csa-dev/csa/internal/agent/skills"
 	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/agent/thread"
 )
@@ -136,13 +138,29 @@ func (l *live) Run(ctx context.Context, input string, sink event.Sink, approve t
 	defer l.run.Unlock()
 	l.s.setTurn(&turnState{sink: sink, approve: approve})
 	defer l.s.setTurn(nil)
-	out := l.s.turn(ctx, input)
+	send, allow := l.s.expandSkill(input)
+	out := l.s.turn(ctx, input, send, allow)
 	o := thread.Outcome{End: out.End, Text: out.Text, Class: out.Class, Turns: out.Turns,
 		IsError: out.End != loop.EndDone && out.End != loop.EndStopped}
 	if out.Err != nil && o.Text == "" {
 		o.Text = out.Err.Error()
 	}
 	return o
+}
+
+// expandSkill turns "/name args" naming a user-invocable skill or command
+// into its prompt and the rules it allows. A front end's client shows its
+// own commands: csa-agent's built-ins, which write to the terminal, and
+// unknown names go to the model as written.
+func (s *session) expandSkill(input string) (send string, allow []perm.Rule) {
+	if name, args, ok := skills.Invocation(input); ok {
+		if _, builtin := findBuiltin(name); !builtin {
+			if sk, ok := s.skills.Lookup(name); ok && sk.UserInvocable {
+				return sk.Prompt(args, s.id), sk.AllowedTools
+			}
+		}
+	}
+	return input, nil
 }
 
 // turnState is what a front end gave the turn in progress.

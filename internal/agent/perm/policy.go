@@ -27,9 +27,12 @@ type Policy struct {
 	mu    sync.RWMutex
 	mode  Mode
 	allow []Rule
-	deny  []Rule
-	cwd   string
-	roots []string
+	// granted are allow rules for the turn in progress (a skill's
+	// allowed-tools), dropped by Revoke.
+	granted []Rule
+	deny    []Rule
+	cwd     string
+	roots   []string
 }
 
 // NewPolicy is a policy for an agent working in cwd; roots are the
@@ -55,6 +58,22 @@ func (p *Policy) SetMode(m Mode) {
 	p.mu.Unlock()
 }
 
+// Grant allows what rules match until Revoke, as allow rules do: a skill's
+// or command's allowed-tools, for the turn it runs in. Deny rules and plan
+// mode still win.
+func (p *Policy) Grant(rules []Rule) {
+	p.mu.Lock()
+	p.granted = append(p.granted, rules...)
+	p.mu.Unlock()
+}
+
+// Revoke drops every rule Grant added.
+func (p *Policy) Revoke() {
+	p.mu.Lock()
+	p.granted = nil
+	p.mu.Unlock()
+}
+
 // Check decides a call of t with input. Deny rules win over everything;
 // plan mode allows only read-only calls; bypassPermissions allows the
 // rest; otherwise read-only calls are allowed, acceptEdits allows file
@@ -62,6 +81,7 @@ func (p *Policy) SetMode(m Mode) {
 func (p *Policy) Check(t tool.Tool, input json.RawMessage) Decision {
 	p.mu.RLock()
 	mode := p.mode
+	allow := append(append([]Rule(nil), p.allow...), p.granted...)
 	p.mu.RUnlock()
 	name, subject := t.Name(), t.Subject(input)
 	if r, ok := p.match(p.deny, name, subject, true); ok {
@@ -80,7 +100,7 @@ func (p *Policy) Check(t tool.Tool, input json.RawMessage) Decision {
 	case mode == AcceptEdits && editTools[name] && p.inRoots(subject):
 		return Decision{Allow: true, Reason: "file edit within the working directories (acceptEdits mode)"}
 	}
-	if r, ok := p.match(p.allow, name, subject, false); ok {
+	if r, ok := p.match(allow, name, subject, false); ok {
 		return Decision{Allow: true, Reason: "allowed by the permission rule " + r}
 	}
 	return Decision{Reason: fmt.Sprintf("%s needs permission and this agent runs unattended, so nobody can grant it. It is not allowed by any rule; the rule %s would allow it (or a broader permission mode). Do without it, or stop and say what you need.", describe(name, subject), p.suggest(name, subject)), Ask: true}

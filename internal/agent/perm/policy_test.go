@@ -1,4 +1,4 @@
-package perm
+package perm_test
 
 import (
 	"encoding/json"
@@ -8,13 +8,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/tool"
 	"github.com/csa-dev/csa/internal/agent/tools"
 )
 
-func mustRules(t *testing.T, s ...string) []Rule {
+func mustRules(t *testing.T, s ...string) []perm.Rule {
 	t.Helper()
-	r, err := ParseRules(s)
+	r, err := perm.ParseRules(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +46,8 @@ func TestPolicy(t *testing.T) {
 		{"Write", `{"file_path":"go.lock","content":""}`, false, "Edit(*.lock)"},
 		{"WebFetch", `{"url":"https://a.evil.org/x","prompt":"p"}`, false, "WebFetch(domain:evil.org)"},
 	}
-	modes := map[Mode][]c{
-		Default: {
+	modes := map[perm.Mode][]c{
+		perm.Default: {
 			{"Read", `{"file_path":"a.go"}`, true, "read-only"},
 			{"Bash", bash("git status"), true, "read-only"},
 			{"Bash", bash("git diff HEAD"), true, "read-only"},
@@ -66,7 +67,7 @@ func TestPolicy(t *testing.T) {
 			{"KillShell", `{"shell_id":"bash_1"}`, true, "KillShell"},
 			{"ExitPlanMode", `{"plan":"x"}`, true, "read-only"},
 		},
-		AcceptEdits: {
+		perm.AcceptEdits: {
 			{"Edit", edit("main.go"), true, "acceptEdits"},
 			{"Write", `{"file_path":"new/dir/f","content":""}`, true, "acceptEdits"},
 			{"Edit", edit(filepath.Join(outside, "f")), false, "needs permission"},
@@ -75,7 +76,7 @@ func TestPolicy(t *testing.T) {
 			{"Bash", bash("git diff"), true, "read-only"},
 			{"Bash", bash("git diff --output=x"), true, "Bash(git diff:*)"},
 		},
-		Plan: {
+		perm.Plan: {
 			{"Read", `{"file_path":"a.go"}`, true, "plan mode"},
 			{"Bash", bash("git log"), true, "plan mode"},
 			{"Bash", bash("git diff HEAD"), true, "plan mode"},
@@ -86,13 +87,13 @@ func TestPolicy(t *testing.T) {
 			{"ExitPlanMode", `{"plan":"x"}`, true, "plan mode"},
 			{"KillShell", `{"shell_id":"bash_1"}`, false, "plan mode"},
 		},
-		BypassPermissions: {
+		perm.BypassPermissions: {
 			{"Bash", bash("make install"), true, "bypass"},
 			{"Edit", edit("/etc/passwd"), true, "bypass"},
 		},
 	}
 	for mode, cases := range modes {
-		p := NewPolicy(mode, allow, deny, cwd, nil)
+		p := perm.NewPolicy(mode, allow, deny, cwd, nil)
 		for _, tt := range append(common, cases...) {
 			tl, ok := tools.ByName(tt.tool)
 			if !ok {
@@ -112,7 +113,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestPolicyModeRuntime(t *testing.T) {
-	p := NewPolicy(Default, nil, nil, t.TempDir(), nil)
+	p := perm.NewPolicy(perm.Default, nil, nil, t.TempDir(), nil)
 	w, _ := tools.ByName("Write")
 	in := json.RawMessage(`{"file_path":"f","content":""}`)
 	var wg sync.WaitGroup
@@ -125,16 +126,44 @@ func TestPolicyModeRuntime(t *testing.T) {
 			}
 		}()
 	}
-	p.SetMode(Plan)
-	p.SetMode(AcceptEdits)
+	p.SetMode(perm.Plan)
+	p.SetMode(perm.AcceptEdits)
 	wg.Wait()
-	if p.Mode() != AcceptEdits || !p.Check(w, in).Allow {
+	if p.Mode() != perm.AcceptEdits || !p.Check(w, in).Allow {
 		t.Errorf("mode %s", p.Mode())
 	}
-	p.SetMode(Plan)
+	p.SetMode(perm.Plan)
 	if d := p.Check(w, in); d.Allow || !strings.Contains(d.Reason, "ExitPlanMode") {
 		t.Errorf("plan: %+v", d)
 	}
 }
 
 var _ tool.Tool = (*tools.Read)(nil)
+
+// TestGrant: granted rules allow like allow rules until Revoke; deny rules
+// and plan mode still win.
+func TestGrant(t *testing.T) {
+	cwd := t.TempDir()
+	bash, _ := tools.ByName("Bash")
+	call := func(cmd string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": cmd}); return b }
+	p := perm.NewPolicy(perm.Default, nil, mustRules(t, "Bash(rm:*)"), cwd, nil)
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("allowed before any grant")
+	}
+	p.Grant(mustRules(t, "Bash(touch:*)", "Bash(rm:*)"))
+	if d := p.Check(bash, call("touch made")); !d.Allow || !strings.Contains(d.Reason, "Bash(touch:*)") {
+		t.Fatalf("granted call: %+v", d)
+	}
+	if d := p.Check(bash, call("rm made")); d.Allow {
+		t.Fatal("a grant overrode a deny rule")
+	}
+	p.SetMode(perm.Plan)
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("a grant overrode plan mode")
+	}
+	p.SetMode(perm.Default)
+	p.Revoke()
+	if d := p.Check(bash, call("touch made")); d.Allow {
+		t.Fatal("allowed after Revoke")
+	}
+}

@@ -1,27 +1,28 @@
-package perm
+package perm_test
 
 import (
 	"encoding/json"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/tools"
 )
 
 func TestRefusedTellsFinalDenials(t *testing.T) {
 	cwd := t.TempDir()
 	bash, _ := tools.ByName("Bash")
-	p := NewPolicy(Default, nil, mustRules(t, "Bash(rm:*)"), cwd, nil)
+	p := perm.NewPolicy(perm.Default, nil, mustRules(t, "Bash(rm:*)"), cwd, nil)
 	cmd := func(c string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": c}); return b }
 	for _, tc := range []struct {
-		mode         Mode
+		mode         perm.Mode
 		command      string
 		allow, final bool
 	}{
-		{Default, "rm -rf x", false, true},           // a deny rule
-		{BypassPermissions, "rm -rf x", false, true}, // whatever the mode
-		{Default, "make", false, false},              // nobody granted it
-		{Plan, "make", false, true},                  // plan mode is read-only
-		{BypassPermissions, "make", true, false},
+		{perm.Default, "rm -rf x", false, true},           // a deny rule
+		{perm.BypassPermissions, "rm -rf x", false, true}, // whatever the mode
+		{perm.Default, "make", false, false},              // nobody granted it
+		{perm.Plan, "make", false, true},                  // plan mode is read-only
+		{perm.BypassPermissions, "make", true, false},
 	} {
 		p.SetMode(tc.mode)
 		d, final := p.Refused(bash, cmd(tc.command))

@@ -187,3 +187,30 @@ func pathCandidates(subject, cwd string) []string {
 	}
 	return out
 }
+
+// SplitRules splits rule lists at commas and spaces outside parentheses, as
+// Claude Code does: "Bash(git diff:*),Edit" and "Bash(echo a, b) Read" are
+// two rules each.
+func SplitRules(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		for i, r := range v {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')' && depth > 0:
+				depth--
+			case (r == ',' || r == ' ') && depth == 0:
+				if w := strings.TrimSpace(v[start:i]); w != "" {
+					out = append(out, w)
+				}
+				start = i + 1
+			}
+		}
+		if w := strings.TrimSpace(v[start:]); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/agent/frontmatter"
 )
 
 // GeneralPurpose is the built-in subagent, used when a Task call names no
@@ -108,37 +109,17 @@ func Load(home, projectRoot string) ([]Definition, error) {
 }
 
 // Parse reads one definition file; path is for messages and Path. The
-// front matter is the YAML subset these files use: "key: value" lines,
-// quoted or plain scalars, block scalars (| and >), and lists (inline
-// [a, b] or "- item" lines). Unknown keys (color...) are ignored.
+// front matter is read by package frontmatter; unknown keys (color...) are
+// ignored.
 func Parse(path string, data []byte) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	text = strings.TrimPrefix(text, "\ufeff")
-	if !strings.HasPrefix(text, "---\n") {
-		return bad("no front matter: the file must start with a line \"---\"")
+	fm, body, err := frontmatter.Split(data)
+	if err != nil {
+		return bad("%v", err)
 	}
-	rest := text[4:]
-	end := strings.Index(rest, "\n---")
-	var fm, body string
-	switch {
-	case strings.HasPrefix(rest, "---"):
-		fm, body = "", rest[3:]
-	case end < 0:
-		return bad("front matter not closed: no line \"---\" after it")
-	default:
-		fm, body = rest[:end+1], rest[end+4:]
-	}
-	if i := strings.IndexByte(body, '\n'); i >= 0 && strings.TrimSpace(body[:i]) == "" {
-		body = body[i+1:]
-	} else if strings.TrimSpace(body) == "" {
-		body = ""
-	} else {
-		return bad("front matter not closed: the closing \"---\" must be a line of its own")
-	}
-	fields, err := frontMatter(fm)
+	fields, err := frontmatter.Parse(fm)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -146,13 +127,13 @@ func Parse(path string, data []byte) (Definition, error) {
 	for k, v := range fields {
 		switch k {
 		case "name":
-			d.Name, err = v.scalar(k)
+			d.Name, err = v.Scalar(k)
 		case "description":
-			d.Description, err = v.scalar(k)
+			d.Description, err = v.Scalar(k)
 		case "model":
-			d.Model, err = v.scalar(k)
+			d.Model, err = v.Scalar(k)
 		case "tools":
-			d.Tools = v.list()
+			d.Tools = v.List()
 			if d.Tools == nil {
 				d.Tools = []string{} // "tools:" given empty: no tools
 			}
@@ -176,154 +157,4 @@ func Parse(path string, data []byte) (Definition, error) {
 		return bad("no description in the front matter (the Task tool shows it to the model)")
 	}
 	return d, nil
-}
-
-// value is a front matter value: a scalar or a list.
-type value struct {
-	s      string
-	items  []string
-	isList bool
-}
-
-func (v value) scalar(key string) (string, error) {
-	if v.isList {
-		return "", fmt.Errorf("%s must be a single value, not a list", key)
-	}
-	return v.s, nil
-}
-
-// list splits a comma-separated scalar ("Read, Grep") or returns the list.
-func (v value) list() []string {
-	items := v.items
-	if !v.isList {
-		items = strings.Split(v.s, ",")
-	}
-	var out []string
-	for _, it := range items {
-		if it = strings.TrimSpace(it); it != "" {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func frontMatter(fm string) (map[string]value, error) {
-	out := map[string]value{}
-	lines := strings.Split(fm, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if line[0] == ' ' || line[0] == '\t' {
-			return nil, fmt.Errorf("front matter line %d: unexpected indentation: %q", i+1, line)
-		}
-		k, raw, ok := strings.Cut(line, ":")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t\"'") {
-			return nil, fmt.Errorf("front matter line %d: want \"key: value\", got %q", i+1, line)
-		}
-		raw = strings.TrimSpace(raw)
-		// The indented lines that follow belong to this key.
-		var block []string
-		for i+1 < len(lines) && (strings.TrimSpace(lines[i+1]) == "" || lines[i+1][0] == ' ' || lines[i+1][0] == '\t' ||
-			strings.HasPrefix(lines[i+1], "- ")) {
-			i++
-			block = append(block, lines[i])
-		}
-		v, err := parseValue(raw, block)
-		if err != nil {
-			return nil, fmt.Errorf("front matter key %s: %v", k, err)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
-func parseValue(raw string, block []string) (value, error) {
-	switch {
-	case raw == "|" || raw == ">" || raw == "|-" || raw == ">-":
-		var parts []string
-		for _, l := range block {
-			parts = append(parts, strings.TrimSpace(l))
-		}
-		sep := "\n"
-		if raw[0] == '>' {
-			sep = " "
-		}
-		return value{s: strings.TrimSpace(strings.Join(parts, sep))}, nil
-	case raw == "":
-		var items []string
-		for _, l := range block {
-			l = strings.TrimSpace(l)
-			if l == "" {
-				continue
-			}
-			item, ok := strings.CutPrefix(l, "-")
-			if !ok {
-				return value{}, fmt.Errorf("unexpected line %q (want \"- item\")", l)
-			}
-			s, err := unquote(strings.TrimSpace(item))
-			if err != nil {
-				return value{}, err
-			}
-			items = append(items, s)
-		}
-		if items == nil {
-			return value{}, nil
-		}
-		return value{items: items, isList: true}, nil
-	case strings.HasPrefix(raw, "["):
-		if !strings.HasSuffix(raw, "]") {
-			return value{}, fmt.Errorf("list %s not closed with ]", raw)
-		}
-		var items []string
-		for _, it := range strings.Split(raw[1:len(raw)-1], ",") {
-			s, err := unquote(strings.TrimSpace(it))
-			if err != nil {
-				return value{}, err
-			}
-			items = append(items, s)
-		}
-		return value{items: items, isList: true}, nil
-	}
-	// A plain scalar may continue on indented lines (folded).
-	s, err := unquote(stripComment(raw))
-	if err != nil {
-		return value{}, err
-	}
-	for _, l := range block {
-		if l = strings.TrimSpace(l); l != "" {
-			s += " " + l
-		}
-	}
-	return value{s: s}, nil
-}
-
-func stripComment(s string) string {
-	if s == "" || s[0] == '"' || s[0] == '\'' {
-		return s
-	}
-	if i := strings.Index(s, " #"); i >= 0 {
-		return strings.TrimSpace(s[:i])
-	}
-	return s
-}
-
-func unquote(s string) (string, error) {
-	switch {
-	case len(s) >= 1 && s[0] == '"':
-		u, err := strconv.Unquote(s)
-		if err != nil {
-			return "", fmt.Errorf("bad quoted string %s", s)
-		}
-		return u, nil
-	case len(s) >= 1 && s[0] == '\'':
-		if len(s) < 2 || s[len(s)-1] != '\'' {
-			return "", fmt.Errorf("bad quoted string %s", s)
-		}
-		return strings.ReplaceAll(s[1:len(s)-1], "''", "'"), nil
-	}
-	return s, nil
 }

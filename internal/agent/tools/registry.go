@@ -3,12 +3,14 @@ package tools
 import (
 	"strings"
 
+	"github.com/csa-dev/csa/internal/agent/skills"
 	"github.com/csa-dev/csa/internal/agent/tool"
 )
 
 // All returns every built-in tool, in a stable order (the order the model
-// sees them). Task lists no subagent types; replace it with
-// With(All(), NewTask(types)) once they are known.
+// sees them). Task lists no subagent types and Skill no skills; replace
+// them with With(All(), NewTask(types)) and With(..., skills.NewTool(...))
+// once they are known (a session without skills drops Skill).
 func All() []tool.Tool {
 	return []tool.Tool{
 		NewTask(nil),
@@ -26,6 +28,7 @@ func All() []tool.Tool {
 		NewBashOutput(),
 		NewKillShell(),
 		NewEnterPlanMode(),
+		skills.NewTool(nil, "", nil),
 	}
 }
 

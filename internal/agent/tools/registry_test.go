@@ -18,7 +18,7 @@ func names(ts []tool.Tool) string {
 
 func TestRegistry(t *testing.T) {
 	all := All()
-	const want = "Task Bash Glob Grep LS ExitPlanMode Read Edit MultiEdit Write WebFetch TodoWrite BashOutput KillShell EnterPlanMode"
+	const want = "Task Bash Glob Grep LS ExitPlanMode Read Edit MultiEdit Write WebFetch TodoWrite BashOutput KillShell EnterPlanMode Skill"
 	if got := names(all); got != want {
 		t.Fatalf("All() = %s", got)
 	}
@@ -55,9 +55,9 @@ func TestRegistry(t *testing.T) {
 // TestClassification pins which calls may run alongside others and which
 // are allowed in plan mode.
 func TestClassification(t *testing.T) {
-	safe := map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "BashOutput": true, "WebFetch": true, "Task": true}
+	safe := map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "BashOutput": true, "WebFetch": true, "Task": true, "Skill": true}
 	readOnly := map[string]bool{"Read": true, "Glob": true, "Grep": true, "LS": true, "BashOutput": true, "WebFetch": true,
-		"Task": true, "TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true}
+		"Task": true, "TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Skill": true}
 	in := json.RawMessage(`{"command":"make install"}`)
 	for _, tl := range All() {
 		if got := tl.ConcurrencySafe(in); got != safe[tl.Name()] {

@@ -1,0 +1,114 @@
+package skills
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// plugin is an installed Claude Code plugin that is enabled.
+type plugin struct {
+	name string // the part of its id "name@marketplace" before the @
+	root string // its installPath: commands/ and skills/ are in it
+}
+
+// install is one installation of a plugin in installed_plugins.json.
+type install struct {
+	InstallPath string `json:"installPath"`
+	Scope       string `json:"scope"`       // user, project or local; absent in version 1
+	ProjectPath string `json:"projectPath"` // for project and local
+}
+
+// enabledPlugins finds the plugins Claude Code would load: those listed in
+// ~/.claude/plugins/installed_plugins.json (version 1: one installation
+// an id; version 2: a list, each user-wide or for one project) whose id is
+// true in enabledPlugins of ~/.claude/settings.json, the project's
+// .claude/settings.json or .claude/settings.local.json (the later file
+// wins).
+func enabledPlugins(home, projectRoot string) ([]plugin, error) {
+	if home == "" {
+		return nil, nil
+	}
+	var errs []error
+	enabled := map[string]bool{}
+	settings := []string{filepath.Join(home, ".claude", "settings.json")}
+	if projectRoot != "" {
+		settings = append(settings, filepath.Join(projectRoot, ".claude", "settings.json"),
+			filepath.Join(projectRoot, ".claude", "settings.local.json"))
+	}
+	for _, path := range settings {
+		var f struct {
+			EnabledPlugins map[string]bool `json:"enabledPlugins"`
+		}
+		if err := readJSON(path, &f); err != nil {
+			errs = append(errs, fmt.Errorf("plugins: %w", err))
+			continue
+		}
+		for id, on := range f.EnabledPlugins {
+			enabled[id] = on
+		}
+	}
+	registry := filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+	var installed struct {
+		Plugins map[string]json.RawMessage `json:"plugins"`
+	}
+	if err := readJSON(registry, &installed); err != nil {
+		return nil, errors.Join(append(errs, fmt.Errorf("plugins: %w", err))...)
+	}
+	ids := make([]string, 0, len(enabled))
+	for id, on := range enabled {
+		if on {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	var out []plugin
+	for _, id := range ids {
+		raw, ok := installed.Plugins[id]
+		if !ok {
+			errs = append(errs, fmt.Errorf("plugins: %s is enabled but not in %s (install it with Claude Code)", id, registry))
+			continue
+		}
+		var list []install
+		if json.Unmarshal(raw, &list) != nil {
+			var one install
+			if err := json.Unmarshal(raw, &one); err != nil {
+				errs = append(errs, fmt.Errorf("plugins: %s: entry %s: %w", registry, id, err))
+				continue
+			}
+			list = []install{one}
+		}
+		name, _, _ := strings.Cut(id, "@")
+		for _, in := range list {
+			if in.InstallPath != "" && (in.Scope == "" || in.Scope == "user" || samePath(in.ProjectPath, projectRoot)) {
+				out = append(out, plugin{name: name, root: in.InstallPath})
+				break
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// readJSON reads a JSON file into v; a missing file leaves v as it is.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func samePath(a, b string) bool {
+	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
+}
