@@ -141,7 +141,9 @@ func (c *conn) send(v any) {
 	}
 }
 
-func (c *conn) notify(method string, params any) { c.send(notification{Method: method, Params: params}) }
+func (c *conn) notify(method string, params any) {
+	c.send(notification{Method: method, Params: params})
+}
 
 func (c *conn) reply(id json.RawMessage, result any, err error) {
 	if err != nil {

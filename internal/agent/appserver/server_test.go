@@ -31,8 +31,8 @@ func (h *blockingHost) Resume(context.Context, string, thread.Options) (thread.T
 	return nil, os.ErrNotExist
 }
 func (h *blockingHost) List(context.Context) ([]thread.Info, error) { return nil, nil }
-func (h *blockingHost) Models() []string                          { return []string{"p/m"} }
-func (h *blockingHost) Config() map[string]any                    { return map[string]any{} }
+func (h *blockingHost) Models() []string                            { return []string{"p/m"} }
+func (h *blockingHost) Config() map[string]any                      { return map[string]any{} }
 
 type idleThread struct{}
 
