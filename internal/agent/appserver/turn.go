@@ -61,11 +61,6 @@ func (c *conn) turnStart(ctx context.Context, p TurnStartParams) (TurnStartRespo
 		texts = append(texts, in.Text)
 	}
 	input := strings.Join(texts, "\n")
-	select {
-	case c.turnSlot <- struct{}{}:
-	default:
-		return TurnStartResponse{}, overloaded("turnCapacity", "server overloaded: %d turns running on this connection; retry when one ends", c.o.MaxTurns)
-	}
 	c.mu.Lock()
 	t := c.threads[p.ThreadID]
 	var err error
@@ -76,10 +71,15 @@ func (c *conn) turnStart(ctx context.Context, p TurnStartParams) (TurnStartRespo
 		err = errorf(codeInvalidRequest, "thread %s is running turn %s: turn/interrupt it or wait for turn/completed", p.ThreadID, t.running.id)
 	case c.base.Err() != nil:
 		err = errorf(codeInvalidRequest, "the connection is closing")
+	default:
+		select {
+		case c.turnSlot <- struct{}{}:
+		default:
+			err = overloaded("turnCapacity", "server overloaded: %d turns running on this connection; retry when one ends", c.o.MaxTurns)
+		}
 	}
 	if err != nil {
 		c.mu.Unlock()
-		<-c.turnSlot
 		return TurnStartResponse{}, err
 	}
 	if p.ApprovalPolicy != nil {
