@@ -554,6 +554,50 @@ func TestACPAgent(t *testing.T) {
 	})
 }
 
+// session/list, session/set_model and session/close on the first
+// connection's session.
+func TestACPAgentSessions(t *testing.T) {
+	w := newACPWorld(t)
+	conn, c := w.connect(t)
+	id := w.newSession(t, conn)
+	ctx := context.Background()
+	prompt(t, conn, id, acp.TextBlock("acp say hello"))
+	c.take()
+
+	list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: acp.Ptr(w.work)})
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionId != id || list.Sessions[0].Title == nil ||
+		*list.Sessions[0].Title != "acp say hello" || list.Sessions[0].Cwd != w.work {
+		t.Fatalf("session/list %+v, %v", list, err)
+	}
+	if other, err := conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: acp.Ptr("/elsewhere")}); err != nil || len(other.Sessions) != 0 {
+		t.Fatalf("session/list of another directory %+v, %v", other, err)
+	}
+
+	if _, err := conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: id, ModelId: "anthropic/claude-other"}); err != nil {
+		t.Fatal(err)
+	}
+	// The conversation goes on, on the other model.
+	prompt(t, conn, id, acp.TextBlock("acp what did you say"))
+	if got := texts(c.take(), "agent_message_chunk"); got != "I said hello." {
+		t.Fatalf("after set_model: %q", got)
+	}
+	if !w.srv.Settle(time.Minute) {
+		t.Fatal("the model server is still answering")
+	}
+	reqs := w.srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Model != "claude-other" {
+		t.Fatalf("last model request %+v, want model claude-other", last)
+	}
+
+	if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock("x")}}); err == nil ||
+		!strings.Contains(err.Error(), "no open session") {
+		t.Fatalf("prompt after session/close: %v", err)
+	}
+}
+
 func dumpUpdates(ups []acp.SessionNotification) string {
 	var b strings.Builder
 	for _, n := range ups {
