@@ -73,6 +73,14 @@ body = "the secret is kiwi"
   text = "Kiwi."
 
 [[rule]]
+name = "plan"
+contains = "acp plan first"
+  [[rule.step]]
+  call = { name = "EnterPlanMode", args = {} }
+  [[rule.step]]
+  text = "Planning."
+
+[[rule]]
 name = "slow"
 contains = "acp slow turn"
   [[rule.step]]
@@ -554,8 +562,9 @@ func TestACPAgent(t *testing.T) {
 	})
 }
 
-// session/list, session/set_model and session/close on the first
-// connection's session.
+// TestACPAgentSessions: session/list by directory, session/set_model (the
+// conversation goes on, on the other model), a mode change the model makes
+// (current_mode_update), session/close.
 func TestACPAgentSessions(t *testing.T) {
 	w := newACPWorld(t)
 	conn, c := w.connect(t)
@@ -587,6 +596,18 @@ func TestACPAgentSessions(t *testing.T) {
 	reqs := w.srv.Requests()
 	if last := reqs[len(reqs)-1]; last.Model != "claude-other" {
 		t.Fatalf("last model request %+v, want model claude-other", last)
+	}
+
+	// The model's own EnterPlanMode changes the session's mode.
+	prompt(t, conn, id, acp.TextBlock("acp plan first"))
+	var modes []string
+	for _, n := range c.take() {
+		if u := n.Update.CurrentModeUpdate; u != nil {
+			modes = append(modes, string(u.CurrentModeId))
+		}
+	}
+	if strings.Join(modes, ",") != "plan" {
+		t.Fatalf("mode updates %q, want plan", modes)
 	}
 
 	if _, err := conn.CloseSession(ctx, acp.CloseSessionRequest{SessionId: id}); err != nil {

@@ -63,8 +63,8 @@ func (u *updater) Emit(e event.Event) {
 			}
 		}
 	case event.PlanMode:
-		u.send(acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{
-			CurrentModeId: acp.SessionModeId(u.a.cfg.Mode(u.th))}})
+		// The model entered or left plan mode (e.Mode is the new one).
+		u.send(acp.SessionUpdate{CurrentModeUpdate: &acp.SessionCurrentModeUpdate{CurrentModeId: acp.SessionModeId(e.Mode)}})
 	case event.Result:
 		u.mu.Lock()
 		u.total = e.Usage
