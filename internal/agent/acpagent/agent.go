@@ -51,8 +51,9 @@ var Modes = []acp.SessionMode{
 
 // Agent implements acp.Agent over a thread.Host.
 type Agent struct {
-	cfg  Config
-	conn *acp.AgentSideConnection
+	cfg   Config
+	conn  *acp.AgentSideConnection
+	ready chan struct{} // closed once conn is set: requests may come first
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -73,8 +74,9 @@ var (
 // Serve speaks ACP on r and w until the client goes away or ctx ends,
 // then closes the sessions' threads.
 func Serve(ctx context.Context, cfg Config, r io.Reader, w io.Writer) {
-	a := &Agent{cfg: cfg, sessions: map[string]*session{}}
+	a := &Agent{cfg: cfg, sessions: map[string]*session{}, ready: make(chan struct{})}
 	a.conn = acp.NewAgentSideConnection(a, w, r)
+	close(a.ready)
 	if cfg.Log != nil {
 		a.conn.SetLogger(slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
@@ -237,6 +239,12 @@ func (a *Agent) UnstableSetSessionModel(ctx context.Context, p acp.UnstableSetSe
 
 func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
 	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+// client is the connection to the client, for notifications and requests.
+func (a *Agent) client() *acp.AgentSideConnection {
+	<-a.ready
+	return a.conn
 }
 
 func (a *Agent) modes(th thread.Thread) *acp.SessionModeState {

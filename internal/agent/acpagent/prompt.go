@@ -98,7 +98,7 @@ const (
 func (a *Agent) approver(th thread.Thread) thread.Approver {
 	return func(ctx context.Context, r thread.Request) thread.Decision {
 		call := toolCall(th.Cwd(), r.ToolName, r.Input)
-		res, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+		res, err := a.client().RequestPermission(ctx, acp.RequestPermissionRequest{
 			SessionId: acp.SessionId(th.ID()),
 			ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(r.ToolID), Title: acp.Ptr(call.title),
 				Kind: acp.Ptr(call.kind), Status: acp.Ptr(acp.ToolCallStatusPending), Locations: call.locations,

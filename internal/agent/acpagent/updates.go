@@ -31,7 +31,7 @@ func (a *Agent) updater(ctx context.Context, th thread.Thread) *updater {
 
 func (u *updater) send(up acp.SessionUpdate) {
 	// A client gone away ends the connection; the turn ends on its own.
-	u.a.conn.SessionUpdate(u.ctx, acp.SessionNotification{SessionId: acp.SessionId(u.th.ID()), Update: up})
+	u.a.client().SessionUpdate(u.ctx, acp.SessionNotification{SessionId: acp.SessionId(u.th.ID()), Update: up})
 }
 
 // Emit maps the main agent's events; a subagent's show as its Task call.
@@ -133,7 +133,7 @@ func planOf(input json.RawMessage) (acp.SessionUpdate, bool) {
 // result.
 func (a *Agent) replay(ctx context.Context, th thread.Thread, history []llm.Message) error {
 	send := func(up acp.SessionUpdate) error {
-		return a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(th.ID()), Update: up})
+		return a.client().SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(th.ID()), Update: up})
 	}
 	for _, m := range history {
 		for _, b := range m.Content {
