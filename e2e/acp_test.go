@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // acpScript answers the ACP cases; %s is a path outside the project.
@@ -82,12 +80,13 @@ func acpWorld(t *testing.T) (*world, string) {
 }
 
 // requireACP finds every ACP agent or fails (CI) / skips (locally), by
-// the csa tool each is for.
+// the csa tool each is for: the pinned ones in csa's cache, csa-agent
+// (its ACP agent is `csa-agent --acp`) beside the csa built here.
 func requireACP(t *testing.T) map[string]string {
 	t.Helper()
 	agents := map[string]string{}
 	for _, tl := range acpTools {
-		p, err := toolcache.Bin(tl.program)
+		p, err := programBin(tl)
 		if err != nil {
 			if os.Getenv("CI") != "" {
 				t.Fatalf("%s is not installed (run `make agents`): %v", tl.program, err)

@@ -58,7 +58,7 @@ var tools, acpTools = func() (all, acp []tool) {
 	for _, s := range agents.Registry {
 		all = append(all, tool{string(s.Tool), s.Program.Name, s.Program.BuiltWithCSA()})
 		if s.ACP != nil {
-			acp = append(acp, tool{string(s.Tool), s.ACP.Name, false})
+			acp = append(acp, tool{string(s.Tool), s.ACP.Name, s.ACP.BuiltWithCSA()})
 		}
 	}
 	return all, acp

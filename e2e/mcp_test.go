@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/mcplink"
@@ -205,18 +206,22 @@ func hubServed(t *testing.T, w *world, id string, calls int) mcpState {
 	return st
 }
 
-// TestHubToolOverACP: claude-code-acp and codex-acp, given csa's hub as
+// TestHubToolOverACP: the ACP agents of MCP clients (claude-code-acp and
+// codex-acp; csa-agent --acp has no MCP client yet), given csa's hub as
 // the mcpServers of their ACP session (session/new, then session/resume or
 // session/load for a resumed session), have their model call the hub's
 // tool and answer from it.
 func TestHubToolOverACP(t *testing.T) {
 	requireAll(t)
-	agents := requireACP(t)
+	programs := requireACP(t)
 	for _, tl := range acpTools {
+		if s, _ := agents.Lookup(tl.name); !s.MCPClient {
+			continue
+		}
 		t.Run(tl.name, func(t *testing.T) {
 			call, first := hubCall(t, tl.name)
 			w, _ := hubWorld(t, call, first)
-			useACP(t, w, agents)
+			useACP(t, w, programs)
 			overACP := func(r result) {
 				t.Helper()
 				if evs := w.events(r.SessionID); !hasEvent(evs, "process.started", "transport", "acp") || hasEvent(evs, "warning", "", "") {

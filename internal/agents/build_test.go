@@ -33,7 +33,8 @@ func TestParse(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	programs := map[Tool]string{ClaudeCode: "claude", Codex: "codex", GeminiCLI: "gemini", Opencode: "opencode", CSAAgent: "csa-agent"}
 	families := map[Tool]string{ClaudeCode: FamilyAnthropic, Codex: FamilyOpenAI, GeminiCLI: FamilyGoogle, Opencode: "", CSAAgent: ""}
-	acp := map[Tool]string{ClaudeCode: "claude-code-acp", Codex: "codex-acp"}
+	// csa-agent's ACP agent is itself, with --acp.
+	acp := map[Tool]string{ClaudeCode: "claude-code-acp", Codex: "codex-acp", CSAAgent: "csa-agent"}
 	for _, tool := range All {
 		s, ok := Lookup(string(tool))
 		if !ok || s.Tool != tool {
@@ -50,6 +51,9 @@ func TestRegistry(t *testing.T) {
 			if got != acp[tool] {
 				t.Errorf("%s: ACP program %q, want %q", tool, got, acp[tool])
 			}
+			if args := strings.Join(s.ACP.Args, " "); (tool == CSAAgent) != (args == "--acp") || (tool != CSAAgent && args != "") {
+				t.Errorf("%s: ACP program's arguments %q", tool, args)
+			}
 		} else if acp[tool] != "" {
 			t.Errorf("%s: no ACP program, want %q", tool, acp[tool])
 		}
@@ -57,6 +61,8 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: incomplete spec %+v", tool, s)
 		}
 	}
+	// Five tools' programs and two ACP agents: csa-agent --acp is not
+	// another program.
 	if len(Programs()) != 7 {
 		t.Errorf("Programs() = %v", Programs())
 	}

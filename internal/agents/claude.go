@@ -7,8 +7,8 @@ import (
 
 var claudeCodeSpec = Spec{
 	Tool:              ClaudeCode,
-	Program:           Program{"claude", "@anthropic-ai/claude-code"},
-	ACP:               &Program{"claude-code-acp", "@zed-industries/claude-code-acp"},
+	Program:           Program{Name: "claude", Package: "@anthropic-ai/claude-code"},
+	ACP:               &Program{Name: "claude-code-acp", Package: "@zed-industries/claude-code-acp"},
 	Family:            FamilyAnthropic,
 	InitialEstimateMB: 4096,
 	MCPClient:         true,

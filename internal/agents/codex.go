@@ -10,8 +10,8 @@ import (
 
 var codexSpec = Spec{
 	Tool:              Codex,
-	Program:           Program{"codex", "@openai/codex"},
-	ACP:               &Program{"codex-acp", "@zed-industries/codex-acp"},
+	Program:           Program{Name: "codex", Package: "@openai/codex"},
+	ACP:               &Program{Name: "codex-acp", Package: "@zed-industries/codex-acp"},
 	Family:            FamilyOpenAI,
 	InitialEstimateMB: 4096,
 	MCPClient:         true,

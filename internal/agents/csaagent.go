@@ -9,6 +9,8 @@ package agents
 var csaAgentSpec = Spec{
 	Tool:    CSAAgent,
 	Program: Program{Name: "csa-agent"},
+	// Its ACP agent is itself: `csa-agent --acp`.
+	ACP: &Program{Name: "csa-agent", Args: []string{"--acp"}},
 	// Family: that of its configured model (anthropic/..., openai/...,
 	// gemini/...): it drives several providers.
 	ModelWithProvider: true,

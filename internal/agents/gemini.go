@@ -10,7 +10,7 @@ import (
 
 var geminiSpec = Spec{
 	Tool:              GeminiCLI,
-	Program:           Program{"gemini", "@google/gemini-cli"},
+	Program:           Program{Name: "gemini", Package: "@google/gemini-cli"},
 	Family:            FamilyGoogle,
 	InitialEstimateMB: 1024,
 	Adapter:           geminiCLI{},

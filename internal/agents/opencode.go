@@ -9,7 +9,7 @@ import (
 
 var opencodeSpec = Spec{
 	Tool:    Opencode,
-	Program: Program{"opencode", "opencode-ai"},
+	Program: Program{Name: "opencode", Package: "opencode-ai"},
 	// Family: that of its configured model (it drives many providers).
 	ModelWithProvider: true,
 	InitialEstimateMB: 1536,

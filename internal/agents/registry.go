@@ -13,6 +13,9 @@ import (
 type Program struct {
 	Name    string // the executable, as found on PATH: claude, codex-acp
 	Package string // the npm package that installs it; "" when built with csa
+	// Args are given before any of csa's own: those that make the program
+	// what the registry says it is (csa-agent --acp is its ACP agent).
+	Args []string `json:",omitempty"`
 }
 
 // BuiltWithCSA reports a program built and installed with csa itself, not
@@ -115,14 +118,15 @@ func FamilyOf(t Tool, model string) string {
 }
 
 // Programs lists every program csa can run: each tool's, then the ACP
-// agents (those built with csa among them: see Program.BuiltWithCSA).
+// agents that are programs of their own (csa-agent is its own, with
+// --acp; see Program.BuiltWithCSA).
 func Programs() []Program {
 	var out []Program
 	for _, s := range Registry {
 		out = append(out, s.Program)
 	}
 	for _, s := range Registry {
-		if s.ACP != nil {
+		if s.ACP != nil && s.ACP.Name != s.Program.Name {
 			out = append(out, *s.ACP)
 		}
 	}

@@ -399,7 +399,7 @@ func TestMapJSON(t *testing.T) {
 		`"memory_max_mb":0,"memory_swap_max_mb":0,"min_free_memory_mb":512,"pids_max":0,"sample_interval":"500ms","sandbox":"auto"},` +
 		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"tiers":{},` +
 		`"tools":{"claude-code":` + tool("claude", "claude-code-acp") + `,"codex":` + tool("codex", "codex-acp") +
-		`,"csa-agent":` + tool("csa-agent", "") + `,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
+		`,"csa-agent":` + tool("csa-agent", "csa-agent") + `,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

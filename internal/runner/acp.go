@@ -24,10 +24,11 @@ import (
 // The CLI invocation of the Spec stays the fallback while the connection
 // is set up; once the prompt is sent there is no fallback.
 type ACPSpec struct {
-	Program  string `json:"program"`
-	Prompt   string `json:"prompt"`
-	Yolo     bool   `json:"yolo"`
-	ResumeID string `json:"resume_id,omitempty"`
+	Program  string   `json:"program"`
+	Args     []string `json:"args,omitempty"`
+	Prompt   string   `json:"prompt"`
+	Yolo     bool     `json:"yolo"`
+	ResumeID string   `json:"resume_id,omitempty"`
 	// MCP are the MCP servers given to the session.
 	MCP []agents.MCPServer `json:"mcp,omitempty"`
 }
@@ -41,7 +42,7 @@ func acpSpec(req Request, resume string) *ACPSpec {
 	if req.ACPProgram == "" {
 		return nil
 	}
-	return &ACPSpec{Program: req.ACPProgram, Prompt: req.Prompt, Yolo: req.Yolo, ResumeID: resume, MCP: req.mcpFor()}
+	return &ACPSpec{Program: req.ACPProgram, Args: req.ACPArgs, Prompt: req.Prompt, Yolo: req.Yolo, ResumeID: resume, MCP: req.mcpFor()}
 }
 
 // acpCancelWait is how long a cancelled turn may take to end by itself
@@ -70,7 +71,7 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 	err = l.start(ctx, proc.Spec{
 		Dir: sp.Cwd, Env: ChildEnv(s.BaseEnv, l.run.State, s.Store.Dir(id), sp.Env),
 		Stdin: rIn, Stdout: wOut, Stderr: wErr, DieWithParent: true,
-	}, sp.ACP.Program, nil)
+	}, sp.ACP.Program, sp.ACP.Args)
 	if err == nil {
 		l.announce(sp.ACP.Program, map[string]any{"transport": transport.ACP})
 	}
@@ -172,7 +173,7 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 		})
 		return nil, false, nil
 	}
-	if err := l.running(func(st *session.State) { st.Program, st.Args = sp.ACP.Program, nil }); err != nil {
+	if err := l.running(func(st *session.State) { st.Program, st.Args = sp.ACP.Program, sp.ACP.Args }); err != nil {
 		stop()
 		return nil, true, err
 	}

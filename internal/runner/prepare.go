@@ -39,6 +39,7 @@ type Request struct {
 	// ACPProgram, when set, runs the tool's ACP agent (the CLI stays the
 	// fallback while the connection is set up).
 	ACPProgram string
+	ACPArgs    []string // its arguments (csa-agent's --acp)
 	// GiveUpAfterRetries: see Spec.
 	GiveUpAfterRetries int
 	// MCP are the MCP servers given to the program (csa's hub), nil for

@@ -65,6 +65,9 @@ func Run(ctx context.Context, args []string, sio IO) int {
 		fmt.Fprintln(sio.Stdout, "csa-agent", Version)
 		return exitOK
 	}
+	if o.acp {
+		return serveACP(ctx, o, sio)
+	}
 	if o.print {
 		if o.prompt == "" || o.prompt == "-" {
 			b, err := io.ReadAll(sio.Stdin)

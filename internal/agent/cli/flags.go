@@ -30,6 +30,7 @@ type options struct {
 	disallowed     []string
 	addDirs        []string
 	version        bool
+	acp            bool
 	prompt         string // the remaining arguments, joined
 	cleared        bool   // a session /clear opened (SessionStart's source "clear")
 }
@@ -67,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")
 	fs.StringSliceVar(&o.addDirs, "add-dir", nil, "another directory file tools may use")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version")
+	fs.BoolVar(&o.acp, "acp", false, "speak the Agent Client Protocol on stdio (an agent for editors and csa --transport acp)")
 	fs.SetInterspersed(true)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -83,6 +85,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.sessionID != "" && o.resume != "" {
 		return nil, fmt.Errorf("--session-id names a new session; --resume continues one: give one of them")
+	}
+	if o.acp && (o.print || o.resume != "" || o.sessionID != "" || o.prompt != "") {
+		return nil, fmt.Errorf("--acp takes its sessions and prompts from the protocol: give no -p, --resume, --session-id or prompt")
 	}
 	if o.maxTurns < 0 {
 		return nil, fmt.Errorf("--max-turns must not be negative")

@@ -218,7 +218,7 @@ func (j *job) request(c choice) (*runner.Request, error) {
 	return &runner.Request{
 		Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
-		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram,
+		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
 		Getenv: j.f.Getenv,
 	}, nil
 }

@@ -10,6 +10,15 @@ import (
 	"github.com/csa-dev/csa/internal/transport"
 )
 
+// acpArgs are the arguments of the tool's ACP agent when one runs:
+// acp_path names the executable, the registry says how it speaks ACP.
+func acpArgs(name, program string) []string {
+	if s, ok := agents.Lookup(name); ok && s.ACP != nil && program != "" {
+		return s.ACP.Args
+	}
+	return nil
+}
+
 // acpProgram resolves the run's transport (--transport, else the tool's
 // transport setting) and returns the ACP agent to run, or "" for the CLI.
 // auto takes ACP only when the tool has an installed ACP agent; acp

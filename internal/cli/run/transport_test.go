@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
@@ -47,5 +48,22 @@ func TestACPProgram(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// The registry's arguments go with the ACP agent that runs: csa-agent
+// speaks ACP with --acp; the npm agents need none; the CLI gets none.
+func TestACPArgs(t *testing.T) {
+	for _, tc := range []struct {
+		tool, program, want string
+	}{
+		{"csa-agent", "/bin/csa-agent", "--acp"},
+		{"csa-agent", "", ""},
+		{"claude-code", "/bin/claude-code-acp", ""},
+		{"gemini-cli", "/bin/x", ""},
+	} {
+		if got := strings.Join(acpArgs(tc.tool, tc.program), " "); got != tc.want {
+			t.Errorf("acpArgs(%q, %q) = %q, want %q", tc.tool, tc.program, got, tc.want)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func (o *installOptions) run(cmd *cobra.Command) error {
 	var programs []agents.Program
 	for _, s := range specs {
 		programs = append(programs, s.Program)
-		if o.ACP && s.ACP != nil {
+		if o.ACP && s.ACP != nil && s.ACP.Name != s.Program.Name {
 			programs = append(programs, *s.ACP)
 		}
 	}
