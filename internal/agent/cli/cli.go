@@ -50,6 +50,9 @@ func Main(args []string) int {
 
 // Run is Main with its world given.
 func Run(ctx context.Context, args []string, sio IO) int {
+	if len(args) > 0 && args[0] == "mcp-serve" {
+		return mcpServe(ctx, args[1:], sio)
+	}
 	o, err := parseFlags(args, sio.Stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		return exitOK
