@@ -441,6 +441,11 @@ func TestMCPServeCancel(t *testing.T) {
 	}()
 	c.waitProgress(t, "sleep 41.7")
 	waitFor(t, func() bool { return processWith("sleep 41.7") })
+	// Another conversation runs meanwhile.
+	res := c.call(context.Background(), t, "csa-agent", map[string]any{"prompt": "are you still there"})
+	if res.IsError || textOf(res) != "still here" || !processWith("sleep 41.7") {
+		t.Fatalf("a second conversation during the long call: %q", textOf(res))
+	}
 	began := time.Now()
 	cancel()
 	if err := <-errs; !errors.Is(err, context.Canceled) {
@@ -453,12 +458,17 @@ func TestMCPServeCancel(t *testing.T) {
 
 	// The conversation is free for its next turn, which knows the
 	// earlier one was interrupted.
-	list, err := os.ReadDir(filepath.Join(w.state, "csa-agent", "sessions"))
-	if err != nil || len(list) == 0 {
-		t.Fatalf("no stored conversation: %v", err)
+	id := ""
+	list, _ := os.ReadDir(filepath.Join(w.state, "csa-agent", "sessions"))
+	for _, f := range list {
+		if b, err := os.ReadFile(filepath.Join(w.state, "csa-agent", "sessions", f.Name())); err == nil && strings.Contains(string(b), "wait for a long time") {
+			id = strings.TrimSuffix(f.Name(), filepath.Ext(f.Name()))
+		}
 	}
-	id := strings.TrimSuffix(list[0].Name(), filepath.Ext(list[0].Name()))
-	res := c.call(context.Background(), t, "csa-agent-reply", map[string]any{"conversation_id": id, "prompt": "are you still there"})
+	if id == "" {
+		t.Fatalf("no stored conversation of the cancelled call among %v", list)
+	}
+	res = c.call(context.Background(), t, "csa-agent-reply", map[string]any{"conversation_id": id, "prompt": "are you still there"})
 	if res.IsError || textOf(res) != "still here" {
 		t.Fatalf("reply after the cancel: %q", textOf(res))
 	}
@@ -501,5 +511,25 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 60 s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Bad flags are a usage error before any serving.
+func TestMCPServeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--permission-mode", "yolo"}, `unknown permission mode "yolo"`},
+		{[]string{"now"}, "unexpected arguments"},
+		{[]string{"--nope"}, "unknown flag: --nope"},
+	} {
+		cmd := exec.Command("csa-agent", append([]string{"mcp-serve"}, tc.args...)...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("mcp-serve %v: %v %q, want exit 2 and %q", tc.args, err, out, tc.want)
+		}
 	}
 }

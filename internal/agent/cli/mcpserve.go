@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/csa-dev/csa/internal/agent/mcpserve"
+	"github.com/csa-dev/csa/internal/agent/perm"
 )
 
 // mcpServe is `csa-agent mcp-serve`: csa-agent as an MCP server on
@@ -33,6 +34,10 @@ func mcpServe(ctx context.Context, args []string, sio IO) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(sio.Stderr, "csa-agent mcp-serve: unexpected arguments:", fs.Args())
+		return exitUsage
+	}
+	if _, err := perm.ParseMode(base.permissionMode); err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent mcp-serve: --permission-mode:", err)
 		return exitUsage
 	}
 	base.outputFormat = "json"
