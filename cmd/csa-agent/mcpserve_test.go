@@ -59,6 +59,7 @@ type mcpClient struct {
 	stdin    io.WriteCloser
 	exited   chan error  // the server process's end
 	progress chan string // progress messages, as they arrive
+	logs     chan any    // log messages' data, as they arrive
 	mu       sync.Mutex
 	asked    []*mcp.ElicitParams
 }
@@ -68,10 +69,15 @@ type mcpClient struct {
 // speaks the SDK's latest protocol version, or version when given.
 func (w *mcpWorld) connect(t *testing.T, elicit func(*mcp.ElicitParams) *mcp.ElicitResult, version ...string) *mcpClient {
 	t.Helper()
-	c := &mcpClient{progress: make(chan string, 1000)}
+	c := &mcpClient{progress: make(chan string, 1000), logs: make(chan any, 1000)}
 	opts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		select {
 		case c.progress <- r.Params.Message:
+		default:
+		}
+	}, LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+		select {
+		case c.logs <- r.Params.Data:
 		default:
 		}
 	}}
@@ -327,14 +333,27 @@ func TestMCPServeConversation(t *testing.T) {
 		t.Error("the reply's model request does not carry the earlier turn")
 	}
 
-	// Another server process continues the stored conversation.
-	c2 := w.connect(t, nil)
+	// Another server process continues the stored conversation; this
+	// client asks for log messages too (set per session before protocol
+	// 2026-07-28, which deprecates them).
+	c2 := w.connect(t, nil, "2025-11-25")
+	if err := c2.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
 	res = c2.call(ctx, t, "csa-agent-reply", map[string]any{"conversation_id": o.ConversationID, "prompt": "are you still there"})
 	if r := outOf(t, res); res.IsError || r.ConversationID != o.ConversationID || textOf(res) != "still here" {
 		t.Fatalf("reply from a second server: %+v %q", r, textOf(res))
 	}
 	if w.requestWith(t, "are you still there", "what did you write", "write the greeting") == "" {
 		t.Error("the resumed conversation's request does not carry the stored turns")
+	}
+	select {
+	case d := <-c2.logs:
+		if m, _ := d.(map[string]any); m["conversation_id"] != o.ConversationID || m["event"] != "turn_start" {
+			t.Errorf("log message %v", d)
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("no log message within 60 s")
 	}
 }
 
