@@ -50,8 +50,15 @@ func Main(args []string) int {
 
 // Run is Main with its world given.
 func Run(ctx context.Context, args []string, sio IO) int {
-	if len(args) > 0 && args[0] == "app-server" {
-		return appServer(ctx, args[1:], sio)
+	if len(args) > 0 {
+		// The protocol front ends are subcommands; everything else is a
+		// prompt and flags.
+		switch args[0] {
+		case "app-server":
+			return appServer(ctx, args[1:], sio)
+		case "mcp-serve":
+			return mcpServe(ctx, args[1:], sio)
+		}
 	}
 	o, err := parseFlags(args, sio.Stderr)
 	if errors.Is(err, pflag.ErrHelp) {
