@@ -36,8 +36,12 @@ func (f *fakeAgents) Start(ctx context.Context, t *Task) (string, error) {
 	f.started = append(f.started, t.ID)
 	sid := fmt.Sprintf("S-%s-%d", t.ID, len(f.started))
 	f.session[sid] = t.ID
+	select {
+	case <-f.came[t.ID]: // started before
+	default:
+		close(f.came[t.ID])
+	}
 	f.mu.Unlock()
-	close(f.came[t.ID])
 	if other, ok := strings.CutPrefix(t.Prompt, "meet "); ok {
 		select {
 		case <-f.came[other]:
