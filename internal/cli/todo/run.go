@@ -1,0 +1,102 @@
+package todo
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/todo"
+)
+
+func newRun(f *cmdutil.Factory) *cobra.Command {
+	var parallel int
+	var tool string
+	cmd := &cobra.Command{
+		Use:   "run PLAN [--parallel N] [--tool TOOL]",
+		Short: "Run a plan's tasks as sub-agents, in dependency order",
+		Long: `Run the tasks of an approved plan that are not done, each as a detached
+csa run (csa run -d --wait: it queues for a slot of its tool's
+max_concurrent) with the task's prompt: line(s), else its title, and its
+tool: or tier:, else --tool, else defaults.tool. Up to --parallel tasks run
+at once, each as soon as the tasks it depends on are done. Each run's
+session is recorded in the plan when it starts, each task that completes
+is marked done (a commit each), and a failed task stops the tasks that
+depend on it while the others go on. The plan becomes implementing, and
+done when every task is.
+
+A csa todo run that dies (SIGKILL) leaves its runs running; the next csa
+todo run of the plan waits for them rather than starting them again, and
+does not run again what is done. A task whose run failed is started
+afresh by the next csa todo run. An interrupt (SIGINT, SIGTERM) stops
+starting and waiting: the runs started go on.
+
+Exit status: 0 every task done, 1 a task failed (or was blocked by one
+that failed), 2 usage error or invalid plan, 3 the plan is a draft or
+another csa todo run runs it, 130 interrupted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if parallel < 1 {
+				return cmdutil.Usagef("--parallel %d: want 1 or more", parallel)
+			}
+			s, id, err := resolve(f, args[0])
+			if err != nil {
+				return err
+			}
+			_, cwd, err := store(f)
+			if err != nil {
+				return err
+			}
+			exe, err := f.Executable()
+			if err != nil {
+				return fmt.Errorf("find csa itself: %w", err)
+			}
+			agents := &todo.CSA{Exe: exe, Env: f.Environ(), Dir: cwd, Tool: tool, Grace: 10 * time.Second}
+			say := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "csa todo: "+msg) }
+			sum, err := todo.Run(cmd.Context(), s, id, agents, todo.RunOptions{Parallel: parallel, Say: say})
+			if err != nil {
+				return classify(err)
+			}
+			if f.JSON {
+				if err := f.IO.PrintJSON(sum); err != nil {
+					return err
+				}
+			} else {
+				report(f.IO.Out, sum)
+			}
+			switch {
+			case sum.Interrupted:
+				return &cmdutil.Silent{Exit: cmdutil.ExitInterrupted}
+			case sum.Failed+sum.Blocked > 0:
+				return &cmdutil.Silent{Exit: cmdutil.ExitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&parallel, "parallel", 4, "tasks run at once, at most")
+	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool: nor tier: (default defaults.tool)")
+	return cmd
+}
+
+func report(w io.Writer, s *todo.Summary) {
+	fmt.Fprintf(w, "plan %s: %s (%d failed, %d blocked)\n", s.Plan, s.Status, s.Failed, s.Blocked)
+	for _, t := range s.Tasks {
+		line := fmt.Sprintf("  %-12s %-11s %s", t.ID, t.Outcome, orDash(t.SessionID))
+		switch {
+		case t.BlockedBy != "":
+			line += "  after " + t.BlockedBy + ", which failed"
+		case t.Reason != "":
+			line += "  " + t.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
