@@ -9,7 +9,9 @@ import (
 // Prelude runs what precedes a run's prompt: the pre_session hooks when
 // the session is new, then the prompt guards, in order. It returns the
 // prompt with their output added after it, each block under a header
-// naming its command, and their results. A failing guard adds what it
+// naming its command (a guard's header even when it printed nothing: a
+// clean `git status` says something; a pre_session hook's only when it
+// printed something or failed), and their results. A failing guard adds what it
 // wrote and why it failed; it never stops the run. A failing pre_session
 // hook is the caller's refusal (Refusal of the results).
 func (s *Set) Prelude(ctx context.Context, prompt string, newSession bool, v Vars, e Env) (string, []Result) {
@@ -20,6 +22,11 @@ func (s *Set) Prelude(ctx context.Context, prompt string, newSession bool, v Var
 	var results []Result
 	if newSession {
 		for _, r := range s.Fire(ctx, PreSession, v, e) {
+			// A hook that only acts (and succeeds) adds nothing.
+			if r.OK() && strings.TrimSpace(r.Output) == "" {
+				results = append(results, r)
+				continue
+			}
 			text := block("pre_session hook", r)
 			r.AddedBytes = len(text)
 			blocks, results = append(blocks, text), append(results, r)

@@ -89,7 +89,10 @@ func TestRefusalNamesTheFailedHookAndItsOutput(t *testing.T) {
 
 func TestPreludeAddsOutputInOrderCutAndFailed(t *testing.T) {
 	s := &Set{
-		Hooks: map[Event][]Hook{PreSession: {{Command: "echo context for {session_id}", Timeout: 10 * time.Second}}},
+		Hooks: map[Event][]Hook{PreSession: {
+			{Command: "true", Timeout: 10 * time.Second},
+			{Command: "echo context for {session_id}", Timeout: 10 * time.Second},
+		}},
 		Guards: []Guard{
 			{Command: "printf 0123456789abcdef", Timeout: 10 * time.Second, MaxBytes: 10},
 			{Command: "echo broken; exit 2", Timeout: 10 * time.Second, MaxBytes: 100},
@@ -103,10 +106,10 @@ func TestPreludeAddsOutputInOrderCutAndFailed(t *testing.T) {
 	if got != want {
 		t.Fatalf("prompt =\n%s\nwant\n%s", got, want)
 	}
-	if len(rs) != 3 || rs[0].Event != PreSession || rs[1].Event != "" || !rs[1].Truncated || rs[2].ExitCode != 2 || rs[1].AddedBytes == 0 {
+	if len(rs) != 4 || rs[0].AddedBytes != 0 || rs[1].Event != PreSession || rs[2].Event != "" || !rs[2].Truncated || rs[3].ExitCode != 2 || rs[2].AddedBytes == 0 {
 		t.Fatalf("results = %+v", rs)
 	}
-	if Refusal(rs[:1]) != "" {
+	if Refusal(rs[:2]) != "" {
 		t.Fatal("a successful pre_session refused")
 	}
 	// A resumed session's turn gets the guards only.
