@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -63,6 +64,7 @@ func (l *life) preRun(ctx context.Context) *ending {
 	if !sp.Hooks.Has(runhooks.PreRun) {
 		return nil
 	}
+	interrupt.Ready(ctx) // an interrupt stops the hooks and is recorded
 	rs := sp.Hooks.Fire(ctx, runhooks.PreRun, HookVars(l.s.Store, l.run.State), l.hookEnv())
 	l.recordHooks(rs)
 	if ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runhooks"
@@ -113,6 +114,7 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 	st.Tier = req.Tier
 	var prelude []runhooks.Result
 	if req.Hooks != nil {
+		interrupt.Ready(ctx) // an interrupt stops the hooks, not csa alone
 		st.Model, st.Cwd = req.Model, req.Cwd
 		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, true, HookVars(store, st), req.hookEnv(store, st))
 		if inv, err = agents.For(req.Tool).Build(agentRequest(req, "", fresh)); err != nil {
@@ -156,6 +158,7 @@ func PrepareResume(ctx context.Context, store *session.Store, id string, req Req
 	}
 	var prelude []runhooks.Result
 	if req.Hooks != nil {
+		interrupt.Ready(ctx)
 		st.Model, st.Cwd = req.Model, req.Cwd
 		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, false, HookVars(store, st), req.hookEnv(store, st))
 	}
