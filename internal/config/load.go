@@ -105,7 +105,7 @@ func LoadFiles(globalPath, projectPath string) (*Loaded, error) {
 // replaced. c was valid before, so any problem lies in this file.
 func overlay(c *Config, path string, data []byte) error {
 	if err := decodeStrict(data, c); err != nil {
-		return decodeError(path, data, err)
+		return decodeError(path, data, err, reflect.TypeFor[Config]())
 	}
 	if ps := c.validate(); len(ps) > 0 {
 		return locate(path, buildIndex(data), ps)
@@ -127,8 +127,9 @@ func decodeStrict(data []byte, v any) (err error) {
 	return dec.Decode(v)
 }
 
-// decodeError turns an error of the strict decoder into *Error values.
-func decodeError(path string, data []byte, err error) error {
+// decodeError turns an error of the strict decoder into *Error values;
+// schema is the type the file was decoded into.
+func decodeError(path string, data []byte, err error, schema reflect.Type) error {
 	var missing *toml.StrictMissingError
 	if errors.As(err, &missing) {
 		errs := make([]*Error, len(missing.Errors))
@@ -156,7 +157,7 @@ func decodeError(path string, data []byte, err error) error {
 		return e
 	}
 	ix := buildIndex(data)
-	if ps := check(doc, reflect.TypeFor[Config]()); len(ps) > 0 {
+	if ps := check(doc, schema); len(ps) > 0 {
 		return locate(path, ix, ps)
 	}
 

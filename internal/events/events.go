@@ -23,6 +23,10 @@ const (
 	TimeoutHit     = "timeout"
 	SessionEnded   = "session.ended"
 	Warning        = "warning"
+	// Hook is a run hook's outcome, PromptGuard a prompt guard's
+	// (internal/runhooks.Result).
+	Hook        = "hook"
+	PromptGuard = "prompt_guard"
 )
 
 // Event is one line of events.jsonl.

@@ -21,6 +21,7 @@
 //	orphan PIDFILE   start a child in a session of its own that ignores SIGHUP and SIGTERM
 //	retrying N M...  report N retries of a 429 in the tool's own format, then hang
 //	                 (with models M, only when the run's model is one of them)
+//	prompt           print the whole prompt as received, line by line
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -57,7 +58,7 @@ func Main() int {
 		return 2
 	}
 	out := newEmitter(tool)
-	model = inv.model
+	model, prompt = inv.model, inv.prompt
 	sid := inv.session
 	if sid == "" {
 		sid = randomID(tool)
@@ -89,8 +90,9 @@ type invocation struct {
 	model       string
 }
 
-// model is the run's model, for the ratelimited directive.
-var model string
+// model is the run's model, for the ratelimited directive; prompt is the
+// whole prompt, for the prompt directive.
+var model, prompt string
 
 // valueFlags take a value in some real tool's argv.
 var valueFlags = map[string]bool{
@@ -153,7 +155,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true, "retrying": true,
+	"orphan": true, "retrying": true, "prompt": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -231,6 +233,10 @@ func run(out emitter, step string) (code int, done bool) {
 	case "args":
 		b, _ := json.Marshal(os.Args[1:])
 		out.text(string(b))
+	case "prompt": // the whole prompt as received, line by line
+		for _, l := range strings.Split(strings.TrimRight(prompt, "\n"), "\n") {
+			out.text(l)
+		}
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 	case "fork":

@@ -151,7 +151,7 @@ func acpRunFor(t *testing.T, mode string) (*Supervisor, *Run, string, context.Co
 		Cwd: work, ProjectRoot: work, Grace: 500 * time.Millisecond, MaxLogBytes: 1 << 20,
 		ToolEnv: []string{"CSA_FAKE_ACP=" + mode, "CSA_FAKE_DIR=" + dir},
 	}
-	run, err := Prepare(store, req, time.Now())
+	run, err := Prepare(context.Background(), store, req, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -198,7 +198,7 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 	used := measure(l.group, l.sampler, rusage)
 	l.group, l.sampler = nil, nil
 	now := s.Now().UTC()
-	st, err := s.update(run, func(st *session.State) error {
+	verdict := func(st *session.State) session.Status {
 		st.EndedAt = now
 		st.AgentRetries = l.retries.total
 		st.Result = strings.ToValidUTF8(out.Result, "\uFFFD")
@@ -230,7 +230,15 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 			}
 			st.ExitCode = &code
 		}
-		if err := st.Move(status); err != nil {
+		return status
+	}
+	if l.p != nil {
+		preview := *run.State
+		preview.Status = verdict(&preview)
+		l.afterRun(preview, ps)
+	}
+	st, err := s.update(run, func(st *session.State) error {
+		if err := st.Move(verdict(st)); err != nil {
 			return err
 		}
 		l.lastEvents(st)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,8 +10,10 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -50,6 +53,13 @@ type Request struct {
 	// tool's configured env over it), for programs whose variables csa
 	// adds to; nil for none.
 	Getenv func(string) string
+	// Hooks are the run's hooks and prompt guards (nil for none);
+	// Environ is the environment they start from (csa's own).
+	Hooks   *runhooks.Set
+	Environ []string
+	// Inherited are hook results of this run recorded before its session
+	// existed (a tier's on_failover hooks that led to it).
+	Inherited []runhooks.Result
 	// resume is the provider session a resumed turn continues.
 	resume string
 }
@@ -89,9 +99,12 @@ func (r *Run) Release() {
 
 // Prepare creates the session in state pending, stores the prompt and the
 // spec, and takes the supervisor lock before the state is first written,
-// so the session is never mistaken for a crashed one.
-func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", session.NewUUID()))
+// so the session is never mistaken for a crashed one. The pre_session
+// hooks and the prompt guards run here, once the session has its id: their
+// output becomes part of the prompt.
+func Prepare(ctx context.Context, store *session.Store, req Request, now time.Time) (*Run, error) {
+	fresh := session.NewUUID()
+	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", fresh))
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +113,19 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 		return nil, err
 	}
 	st.Tier = req.Tier
+	var prelude []runhooks.Result
+	if req.Hooks != nil {
+		interrupt.Ready(ctx) // an interrupt stops the hooks, not csa alone
+		st.Model, st.Cwd = req.Model, req.Cwd
+		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, true, HookVars(store, st), req.hookEnv(store, st))
+		if inv, err = agents.For(req.Tool).Build(agentRequest(req, "", fresh)); err != nil {
+			h.Release()
+			store.Remove(st.ID)
+			return nil, err
+		}
+	}
 	describe(st, req, inv)
-	r, err := finishPrepare(store, st, req, inv, h, req.Detached)
+	r, err := finishPrepare(store, st, req, inv, h, req.Detached, prelude)
 	if err != nil {
 		store.Remove(st.ID)
 	}
@@ -109,8 +133,9 @@ func Prepare(store *session.Store, req Request, now time.Time) (*Run, error) {
 }
 
 // PrepareResume reopens an ended session for its next turn: the same tool
-// continues the same provider session with a new prompt.
-func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
+// continues the same provider session with a new prompt (with the prompt
+// guards' output; pre_session hooks fired when it was created).
+func PrepareResume(ctx context.Context, store *session.Store, id string, req Request) (*Run, error) {
 	h, err := lock.Acquire(store.Path(id, session.SupervisorLock))
 	if err != nil {
 		// A supervisor holds its lock until it exits, a moment after it
@@ -132,6 +157,12 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 		h.Release()
 		return nil, fmt.Errorf("session %s cannot be resumed: %s recorded no provider session id", id, st.Tool)
 	}
+	var prelude []runhooks.Result
+	if req.Hooks != nil {
+		interrupt.Ready(ctx)
+		st.Model, st.Cwd = req.Model, req.Cwd
+		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, false, HookVars(store, st), req.hookEnv(store, st))
+	}
 	inv, err := agents.For(req.Tool).Build(agentRequest(req, st.ProviderSessionID, ""))
 	if err != nil {
 		h.Release()
@@ -144,7 +175,7 @@ func PrepareResume(store *session.Store, id string, req Request) (*Run, error) {
 	describe(st, req, inv)
 	os.Remove(store.Path(id, session.KillRequest)) // a past kill is not this turn's
 	req.resume = st.ProviderSessionID
-	return finishPrepare(store, st, req, inv, h, true)
+	return finishPrepare(store, st, req, inv, h, true, prelude)
 }
 
 // exitingSupervisor bounds the wait for a supervisor that recorded its
@@ -206,13 +237,14 @@ func describe(st *session.State, req Request, inv agents.Invocation) {
 	}
 }
 
-func finishPrepare(store *session.Store, st *session.State, req Request, inv agents.Invocation, h *lock.Holder, save bool) (*Run, error) {
+func finishPrepare(store *session.Store, st *session.State, req Request, inv agents.Invocation, h *lock.Holder, save bool, prelude []runhooks.Result) (*Run, error) {
 	sp := &Spec{
 		SessionID: st.ID, Tool: st.Tool, Program: req.Program, Args: inv.Args,
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), StdinPrompt: inv.Stdin != nil,
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
 		ACP: acpSpec(req, req.resume), GiveUpAfterRetries: req.GiveUpAfterRetries,
+		Hooks: req.Hooks, Prelude: append(append([]runhooks.Result(nil), req.Inherited...), prelude...),
 	}
 	if req.MCPWarning != "" {
 		sp.Warnings = append(sp.Warnings, req.MCPWarning)

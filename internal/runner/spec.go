@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -55,6 +56,11 @@ type Spec struct {
 	// Warnings are recorded as warning events when the run starts (what
 	// csa run decided before the session existed, as a missing MCP hub).
 	Warnings []string `json:"warnings,omitempty"`
+	// Hooks are the run's hooks (nil for none); Prelude the outcomes of
+	// those that ran before the session's events were opened (on_failover,
+	// pre_session, the prompt guards), recorded as its first events.
+	Hooks   *runhooks.Set     `json:"hooks,omitempty"`
+	Prelude []runhooks.Result `json:"prelude,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

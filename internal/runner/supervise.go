@@ -57,6 +57,9 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	if end := l.killedEarly(); end != nil {
 		return l.finish(nil, end, agents.Outcome{}, nil)
 	}
+	if end := l.preRun(ctx); end != nil {
+		return l.finish(nil, end, agents.Outcome{}, nil)
+	}
 	outLog, errLog, err := s.openLogs(id)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ type Failover struct {
 	// Skip tells an error of Try after which the tier goes on (a tool that
 	// is not installed or is disabled), and its class.
 	Skip func(error) (class string, ok bool)
+	// OnFailover, when set, is told each move from a rate-limited session
+	// (run on the spec from) to the next model tried (to), before it.
+	OnFailover func(ctx context.Context, last *session.State, from, to Spec)
 }
 
 // Outcome is how a tier run ended: the session that answered (or the last
@@ -68,6 +71,7 @@ func (f *Failover) Run(ctx context.Context, first string, try Try) (*Outcome, er
 	cooling, _ := f.Sched.Cooldowns()
 	var chain []session.Attempt
 	var last *session.State
+	var lastSpec Spec
 	for _, name := range f.chain(first) {
 		specs, err := f.Sched.Order(name, f.Tiers[name], f.Aliases)
 		if err != nil {
@@ -79,6 +83,9 @@ func (f *Failover) Run(ctx context.Context, first string, try Try) (*Outcome, er
 					Message: fmt.Sprintf("%s is cooling down until %s", sp.ProviderKey(), until.Format(time.RFC3339))})
 				continue
 			}
+			if last != nil && f.OnFailover != nil {
+				f.OnFailover(ctx, last, lastSpec, sp)
+			}
 			st, err := f.model(ctx, name, sp, try, &chain)
 			switch {
 			case errors.Is(err, ErrDetached):
@@ -88,7 +95,7 @@ func (f *Failover) Run(ctx context.Context, first string, try Try) (*Outcome, er
 			case st == nil:
 				continue // skipped
 			}
-			last = st
+			last, lastSpec = st, sp
 			if f.Off || !limited(st) {
 				return f.outcome(st, chain), nil
 			}

@@ -86,11 +86,12 @@ const (
 	FailRateLimited = "rate_limited"    // the provider answered 429 or overloaded
 	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
 	FailAuth        = "auth"            // the provider refused the credentials
+	FailRefused     = "refused"         // a pre_session or pre_run hook refused the run
 )
 
 // FailureClasses lists every class, in the order the README gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
-	FailInterrupted, FailKilled, FailStart, FailOOM}
+	FailInterrupted, FailKilled, FailStart, FailOOM, FailRefused}
 
 // RateLimited reports whether a failure class means the provider is
 // limiting the account: a reason to fail over to another model.

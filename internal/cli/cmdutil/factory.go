@@ -60,6 +60,10 @@ func (f *Factory) CwdConfig() (*config.Loaded, string, error) {
 // Config loads the merged configuration of a project.
 func (f *Factory) Config(root string) (*config.Loaded, error) { return config.Load(root) }
 
+// Hooks loads the merged hooks files of a project (hooks.toml beside the
+// global config, then the project's .csa/hooks.toml).
+func (f *Factory) Hooks(root string) (*config.LoadedHooks, error) { return config.LoadHooks(root) }
+
 // StateDir is where csa keeps sessions: $CSA_STATE_DIR, else
 // $XDG_STATE_HOME/csa, else ~/.local/state/csa.
 func (f *Factory) StateDir() string { return statedir.Dir(f.Getenv) }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -17,6 +18,25 @@ type View struct {
 	*session.State
 	Dir   string            `json:"dir"`
 	Files map[string]string `json:"files"`
+	// Hooks are the session's hook and prompt guard events, in order.
+	Hooks []events.Event `json:"hooks"`
+}
+
+// hookEvents are the hook and prompt_guard events of the file at path.
+func hookEvents(path string) []events.Event {
+	out := []events.Event{}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	evs, _, _ := events.Read(f)
+	for _, e := range evs {
+		if e.Type == events.Hook || e.Type == events.PromptGuard {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // NewCmd builds the command.
@@ -44,7 +64,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 					files[n] = store.Path(id, n)
 				}
 			}
-			v := View{State: st, Dir: store.Dir(id), Files: files}
+			v := View{State: st, Dir: store.Dir(id), Files: files, Hooks: hookEvents(store.Path(id, session.EventsFile))}
 			if f.JSON {
 				return f.IO.PrintJSON(v)
 			}

@@ -111,6 +111,10 @@ func describeRetry(r agents.Retry) string {
 // finish prints the result and turns the state into csa's exit status.
 func (j *job) finish(st *session.State) error {
 	ios := j.f.IO
+	if st.Failure != nil && st.Failure.Class == session.FailRefused {
+		// A hook refused the run: no program started.
+		return cmdutil.Refused("hook_refused", fmt.Errorf("session %s refused: %s", st.ID, st.Failure.Message))
+	}
 	if j.f.JSON {
 		if err := ios.PrintJSON(NewResult(st)); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/keeper"
+	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/toolcache"
@@ -32,6 +34,10 @@ type job struct {
 	keeper *keeper.Keeper
 	// hub is csa's MCP hub for the job's runs, once made sure of.
 	hub *hubGrant
+	// hooks are the runs' hooks and prompt guards (nil for none);
+	// failedOver the on_failover hooks' outcomes, for the next attempt.
+	hooks      *runhooks.Set
+	failedOver []runhooks.Result
 }
 
 // choice is the tool and model a run uses: from the flags, a resumed
@@ -66,7 +72,15 @@ func (o *Options) newJob() (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &job{o: o, f: o.F, cfg: &loaded.Config, store: store, parent: parent, prompt: prompt, cwd: cwd, root: root}, nil
+	var hooks *runhooks.Set
+	if !o.NoHooks || !o.NoGuards {
+		h, err := o.F.Hooks(root)
+		if err != nil {
+			return nil, err
+		}
+		hooks = runhooks.FromConfig(h.Hooks, o.NoHooks, o.NoGuards)
+	}
+	return &job{o: o, f: o.F, cfg: &loaded.Config, store: store, parent: parent, prompt: prompt, cwd: cwd, root: root, hooks: hooks}, nil
 }
 
 // choice is what the flags ask for, or, with --session, what the resumed
@@ -219,22 +233,22 @@ func (j *job) request(c choice) (*runner.Request, error) {
 		Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
-		Getenv: j.f.Getenv,
+		Getenv: j.f.Getenv, Hooks: j.hooks, Environ: j.f.Environ(),
 	}, nil
 }
 
 // prepare creates the session of req, or reopens resume for its next turn.
-func (j *job) prepare(req *runner.Request, resume string) (*runner.Run, error) {
+func (j *job) prepare(ctx context.Context, req *runner.Request, resume string) (*runner.Run, error) {
 	var r *runner.Run
 	var err error
 	if resume != "" {
-		r, err = runner.PrepareResume(j.store, resume, *req)
+		r, err = runner.PrepareResume(ctx, j.store, resume, *req)
 		var busy *runner.BusyError
 		if errors.As(err, &busy) {
 			err = cmdutil.Refused("running", fmt.Errorf("%v: wait for it to end before continuing it", err))
 		}
 	} else {
-		r, err = runner.Prepare(j.store, *req, j.f.Now())
+		r, err = runner.Prepare(ctx, j.store, *req, j.f.Now())
 	}
 	if err != nil {
 		req.Slot.Release()

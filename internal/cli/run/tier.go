@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/scheduler"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -30,6 +31,9 @@ func (j *job) runTier(ctx context.Context) error {
 		Skip: func(err error) (string, bool) {
 			code, _ := cmdutil.Classify(err)
 			return code, code == "tool_not_installed" || code == "tool_disabled"
+		},
+		OnFailover: func(ctx context.Context, last *session.State, from, to scheduler.Spec) {
+			j.failedOver = append(j.failedOver, runner.FailoverHooks(ctx, j.store, j.hooks, j.f.Environ(), last, from.Raw, to.Raw)...)
 		},
 	}
 	out, err := f.Run(ctx, o.Tier, j.try)
@@ -77,7 +81,8 @@ func (j *job) try(ctx context.Context, tier string, sp scheduler.Spec) (*session
 		return nil, err
 	}
 	j.giveMCP(ctx, req)
-	r, err := j.prepare(req, "")
+	req.Inherited, j.failedOver = j.failedOver, nil
+	r, err := j.prepare(ctx, req, "")
 	if err != nil {
 		return nil, err
 	}
