@@ -69,10 +69,18 @@ var clientRequests = []method{
 	handler("skills/list", (*conn).skillsList),
 }
 
+// aliases are other names clients use for a method: "models/list" (as
+// the methods of csa's issue spell it) is Codex's "model/list". They are
+// answered, not advertised in the schema.
+var aliases = map[string]string{"models/list": "model/list"}
+
 var clientMethods = func() map[string]method {
 	m := map[string]method{}
 	for _, r := range clientRequests {
 		m[r.name] = r
+	}
+	for alias, name := range aliases {
+		m[alias] = m[name]
 	}
 	return m
 }()

@@ -137,6 +137,7 @@ func TestBadInput(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":12,"method":"model/list","params":{"cursor":"zzz"}}`, codeInvalidParams, "unknown cursor"},
 		{`{"id":13,"method":"thread/list","params":{}}` + strings.Repeat(" ", 2000), codeParse, "line longer than 1000 bytes"},
 		{`{"jsonrpc":"2.0","id":14,"method":"model/list"}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":15,"method":"models/list","params":{"cursor":"zzz"}}`, codeInvalidParams, "unknown cursor"},
 	}
 	for _, tc := range cases {
 		c.write(tc.line)

@@ -105,3 +105,29 @@ contains = "make files"
 		t.Fatalf("List = %+v, %v", list, err)
 	}
 }
+
+// skills/list of the app-server lists a project's skills and the files
+// that broke, with their paths.
+func TestAppServerSkillsOf(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	for path, body := range map[string]string{
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		".claude/skills/greet/SKILL.md": "---\nname: greet\ndescription: say hello\n---\nSay hello to $ARGUMENTS.\n",
+		".claude/skills/bad/SKILL.md":   "---\nname: [unclosed\n",
+	} {
+		p := filepath.Join(proj, path)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"HOME": filepath.Join(dir, "home")}
+	list, errs := skillsOf(IO{Getenv: func(k string) string { return env[k] }, Cwd: proj})(proj)
+	if len(list) != 1 || list[0].Name != "greet" || list[0].Description != "say hello" || list[0].Scope != "project" || !list[0].Enabled {
+		t.Errorf("skills %+v", list)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Path, "bad") {
+		t.Errorf("errors %+v: want the broken SKILL.md named", errs)
+	}
+}
