@@ -27,6 +27,9 @@ type options struct {
 	allowed        []string
 	disallowed     []string
 	addDirs        []string
+	mcpConfig      []string
+	strictMCP      bool
+	disabledMCP    []string
 	version        bool
 	prompt         string // the remaining arguments, joined
 }
@@ -63,6 +66,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rules, comma- or space-separated: \"Bash(git diff:*) Edit\"")
 	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")
 	fs.StringSliceVar(&o.addDirs, "add-dir", nil, "another directory file tools may use")
+	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "MCP servers: a JSON file or string {\"mcpServers\": {...}} (repeatable)")
+	fs.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the --mcp-config servers")
+	fs.StringArrayVar(&o.disabledMCP, "disable-mcp-server", nil, "do not start this configured MCP server (repeatable)")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version")
 	fs.SetInterspersed(true)
 	if err := fs.Parse(args); err != nil {

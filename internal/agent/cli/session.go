@@ -10,6 +10,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/config"
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/mcp"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
 	"github.com/csa-dev/csa/internal/agent/store"
@@ -37,6 +38,7 @@ type session struct {
 	result    *event.Event
 	compactor *compact.Compactor
 	subagents *subagent.Hooks
+	mcp       *mcp.Manager
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -64,6 +66,10 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
 		return nil, usageError{err}
 	}
+	mcpServers, err := loadMCP(o, cfg, sio)
+	if err != nil {
+		return nil, usageError{err}
+	}
 	// Everything the user could get wrong is checked: now the session
 	// may be created.
 	history, err := s.openStore(model)
@@ -71,6 +77,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
+	var mcpStatus []event.MCPServer
+	s.mcp, mcpStatus = startMCP(mcpServers, sio)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
@@ -117,6 +125,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Effort:      firstOf(o.effort, cfg.Effort),
 		System:      system(""),
 		Tools:       all,
+		Dynamic:     s.mcp.Tools,
 		Env:         s.env,
 		Permit:      s.permit,
 		Sink:        s.sink,
@@ -127,8 +136,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Await:       s.subagents.Await,
 	}, history)
 	s.subagents.Attach(s.agent)
-	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
-		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
+	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model,
+		Tools: append(names(all), names(s.mcp.Tools())...), Cwd: sio.Cwd, Mode: string(s.policy.Mode()), MCPServers: mcpStatus})
 	s.hooks.base = map[string]any{"session_id": s.id, "cwd": sio.Cwd,
 		"transcript_path": store.Path(store.Dir(sio.Getenv), s.id), "permission_mode": string(s.policy.Mode())}
 	s.hooks.run(ctx, "SessionStart", map[string]any{"source": map[bool]string{true: "resume", false: "startup"}[o.resume != ""]})
@@ -155,5 +164,6 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 func (s *session) close() {
 	s.subagents.Close()
 	s.env.Jobs.KillAll()
+	s.mcp.Close()
 	s.conv.Close()
 }
