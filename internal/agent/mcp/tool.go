@@ -47,8 +47,9 @@ func (t *mcpTool) Name() string            { return t.name }
 func (t *mcpTool) Description() string     { return t.desc }
 func (t *mcpTool) Schema() json.RawMessage { return t.schema }
 
-// ConcurrencySafe and ReadOnly take the server's readOnlyHint at its
-// word, as Claude Code does: the user chose to run the server.
+// ConcurrencySafe and ReadOnly are the server's readOnlyHint, as in
+// Claude Code: such calls may run together and in plan mode (package perm
+// still wants an allow rule for every MCP tool).
 func (t *mcpTool) ConcurrencySafe(json.RawMessage) bool { return t.readOnly }
 func (t *mcpTool) ReadOnly(json.RawMessage) bool        { return t.readOnly }
 

@@ -27,7 +27,7 @@ func (m mcpTool) Run(context.Context, *tool.Env, json.RawMessage) (tool.Result, 
 
 // Rules name one MCP tool, or every tool of a server (mcp__server and
 // mcp__server__*, Claude Code's forms); a read-only hint counts in plan
-// mode.
+// mode only.
 func TestMCPRules(t *testing.T) {
 	allow := mustRules(t, "mcp__files", "mcp__web__fetch", "mcp__db__*")
 	deny := mustRules(t, "mcp__files__delete")
@@ -49,12 +49,20 @@ func TestMCPRules(t *testing.T) {
 			t.Errorf("%s: %+v, want allow=%v with %q", c.tool, d, c.allow, c.why)
 		}
 	}
-	plan := NewPolicy(Plan, nil, nil, "/w", nil)
+	// The server's read-only hint lets a tool run in plan mode, with a
+	// rule; it never stands in for one.
+	if d := p.Check(mcpTool{name: "mcp__x__look", readOnly: true}, nil); d.Allow {
+		t.Errorf("a read-only MCP tool without a rule: %+v", d)
+	}
+	plan := NewPolicy(Plan, mustRules(t, "mcp__x"), nil, "/w", nil)
 	if d := plan.Check(mcpTool{name: "mcp__x__look", readOnly: true}, nil); !d.Allow {
 		t.Errorf("a read-only MCP tool in plan mode: %+v", d)
 	}
-	if d := plan.Check(mcpTool{name: "mcp__x__change"}, nil); d.Allow {
+	if d := plan.Check(mcpTool{name: "mcp__x__change"}, nil); d.Allow || !strings.Contains(d.Reason, "plan mode") {
 		t.Errorf("a changing MCP tool in plan mode: %+v", d)
+	}
+	if d := plan.Check(mcpTool{name: "mcp__y__look", readOnly: true}, nil); d.Allow {
+		t.Errorf("a read-only MCP tool without a rule in plan mode: %+v", d)
 	}
 	for _, bad := range []string{"mcp__*", "mcp__a*", "files__*"} {
 		if _, err := ParseRule(bad); err == nil {
