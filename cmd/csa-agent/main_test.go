@@ -90,6 +90,9 @@ func TestScripts(t *testing.T) {
 					"waitevent": cmdWaitEvent,
 					"modelsaw":  cmdModelSaw,
 					"exits":     scripttest.Exits,
+					"mcpbin":    cmdMCPBin,
+					"mcphttp":   cmdMCPHTTP,
+					"mcpleft":   cmdMCPLeft,
 				},
 			})
 		})
