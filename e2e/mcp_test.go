@@ -128,7 +128,7 @@ func envOf(env []string, key string) string {
 	return v
 }
 
-// TestHubToolAnswersARealAgent: Claude Code, Codex and OpenCode, given csa's hub by
+// TestHubToolAnswersARealAgent: Claude Code, Codex, OpenCode and csa-agent, given csa's hub by
 // csa run, call a tool of a server configured in csa's config (never in
 // theirs) and answer from its result.
 func TestHubToolAnswersARealAgent(t *testing.T) {
@@ -156,6 +156,9 @@ var programCalls = []struct{ tool, call, first string }{
 	{"codex", `namespace = "mcp__csa", name = "get_sum"`, codexSearch},
 	// OpenCode names MCP tools SERVER_TOOL.
 	{"opencode", `name = "csa_get-sum"`, ""},
+	// csa-agent connects before its first request, as Claude Code's
+	// names.
+	{"csa-agent", `name = "mcp__csa__get-sum"`, ""},
 }
 
 // hubCall is how tool's model calls the hub's get-sum.

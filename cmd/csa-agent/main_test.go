@@ -96,6 +96,9 @@ func TestScripts(t *testing.T) {
 					"modelsaw":  cmdModelSaw,
 					"exits":     scripttest.Exits,
 					"hookinput": cmdHookInput,
+					"mcpbin":    cmdMCPBin,
+					"mcphttp":   cmdMCPHTTP,
+					"mcpleft":   cmdMCPLeft,
 				},
 			})
 		})

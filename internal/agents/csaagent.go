@@ -15,6 +15,7 @@ var csaAgentSpec = Spec{
 	// gemini/...): it drives several providers.
 	ModelWithProvider: true,
 	InitialEstimateMB: 512,
+	MCPClient:         true,
 	Adapter:           csaAgent{},
 	Interactive:       csaAgentInteractive,
 }
@@ -25,10 +26,11 @@ type csaAgent struct{}
 // NewParser reads its output as Claude Code's: the format is the same.
 func (csaAgent) NewParser() Parser { return &claudeParser{} }
 
-// Build is Claude Code's invocation; csa-agent needs nothing more as root.
-// It has no MCP client yet: r.MCP is not given to it.
+// Build is Claude Code's invocation, the run's MCP servers (csa's hub)
+// given as Claude Code takes them, --mcp-config JSON added to the user's
+// own; csa-agent needs nothing more as root.
 func (csaAgent) Build(r Request) (Invocation, error) {
-	return streamJSONInvocation(r), nil
+	return streamJSONInvocation(r, claudeMCPArgs(r.MCP)...), nil
 }
 
 // csaAgentInteractive starts its line-mode REPL with the session's hooks in
@@ -37,5 +39,5 @@ func (csaAgent) Build(r Request) (Invocation, error) {
 // classifier needs no CPU heuristics. A line-mode REPL takes keys as soon
 // as it reads its terminal, which its SessionStart hook tells.
 func csaAgentInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
-	return withSettings(r, "csa-agent-settings.json", InteractiveInvocation{SubmitDelayMS: 20, ReadyMS: 2000})
+	return withSettings(r, "csa-agent-settings.json", InteractiveInvocation{SubmitDelayMS: 20, ReadyMS: 2000}, claudeMCPArgs(r.MCP)...)
 }

@@ -10,8 +10,17 @@ import (
 // hub is the bridge with values that need quoting in every syntax.
 var hub = []MCPServer{{Name: "csa", Command: `/opt/my "csa"/csa-mcp`, Args: []string{"connect", "--socket", `/run/a\b.sock`, "--project", "/p/it's"}}}
 
+// Claude Code and csa-agent take the servers alike: --mcp-config JSON,
+// the user's own servers kept.
 func TestClaudeMCPConfig(t *testing.T) {
-	inv, err := claudeCode{}.Build(Request{Prompt: "hi", Model: "m", MCP: hub})
+	for _, tool := range []Tool{ClaudeCode, CSAAgent} {
+		t.Run(string(tool), func(t *testing.T) { testClaudeMCPConfig(t, tool) })
+	}
+}
+
+func testClaudeMCPConfig(t *testing.T, tool Tool) {
+	s, _ := Lookup(string(tool))
+	inv, err := s.Adapter.Build(Request{Prompt: "hi", Model: "m", MCP: hub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +36,7 @@ func TestClaudeMCPConfig(t *testing.T) {
 		t.Fatal("the user's servers must stay")
 	}
 	// Interactive: before --settings.
-	ii, err := BuildInteractive(ClaudeCode, InteractiveRequest{Prompt: "hi", Dir: t.TempDir(), Hook: "h", MCP: hub})
+	ii, err := BuildInteractive(tool, InteractiveRequest{Prompt: "hi", Dir: t.TempDir(), Hook: "h", MCP: hub})
 	if err != nil {
 		t.Fatal(err)
 	}

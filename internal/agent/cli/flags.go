@@ -29,6 +29,9 @@ type options struct {
 	allowed        []string
 	disallowed     []string
 	addDirs        []string
+	mcpConfig      []string
+	strictMCP      bool
+	disabledMCP    []string
 	version        bool
 	acp            bool
 	prompt         string // the remaining arguments, joined
@@ -67,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rules, comma- or space-separated: \"Bash(git diff:*) Edit\"")
 	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")
 	fs.StringSliceVar(&o.addDirs, "add-dir", nil, "another directory file tools may use")
+	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "MCP servers: a JSON file or string {\"mcpServers\": {...}} (repeatable)")
+	fs.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the --mcp-config servers")
+	fs.StringArrayVar(&o.disabledMCP, "disable-mcp-server", nil, "do not start this configured MCP server (repeatable)")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version")
 	fs.BoolVar(&o.acp, "acp", false, "speak the Agent Client Protocol on stdio (an agent for editors and csa --transport acp)")
 	fs.SetInterspersed(true)

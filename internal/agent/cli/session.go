@@ -13,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/agent/event"
 	"github.com/csa-dev/csa/internal/agent/hooks"
 	"github.com/csa-dev/csa/internal/agent/loop"
+	"github.com/csa-dev/csa/internal/agent/mcp"
 	"github.com/csa-dev/csa/internal/agent/perm"
 	"github.com/csa-dev/csa/internal/agent/prompt"
 	"github.com/csa-dev/csa/internal/agent/skills"
@@ -52,6 +53,7 @@ type session struct {
 	turnMu  sync.Mutex
 	current *turnState
 	granted map[string]bool
+	mcp     *mcp.Manager
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -81,6 +83,10 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
 		return nil, usageError{err}
 	}
+	mcpServers, err := loadMCP(o, cfg, sio)
+	if err != nil {
+		return nil, usageError{err}
+	}
 	// Everything the user could get wrong is checked: now the session
 	// may be created.
 	history, err := s.openStore(model)
@@ -94,6 +100,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	var mcpStatus []event.MCPServer
+	s.mcp, mcpStatus = startMCP(mcpServers, sio)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
@@ -143,6 +151,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Effort:      firstOf(o.effort, cfg.Effort),
 		System:      system(""),
 		Tools:       all,
+		Dynamic:     s.mcp.Tools,
 		Env:         s.env,
 		Permit:      s.hooks.Permit(s.policy, s.ask),
 		Hooks:       s.hooks,
@@ -154,8 +163,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Await:       s.subagents.Await,
 	}, history)
 	s.subagents.Attach(s.agent)
-	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model, Tools: names(all),
-		Cwd: sio.Cwd, Mode: string(s.policy.Mode())})
+	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model,
+		Tools: append(names(all), names(s.mcp.Tools())...), Cwd: sio.Cwd, Mode: string(s.policy.Mode()), MCPServers: mcpStatus})
 	source := map[bool]string{true: "resume", false: "startup"}[o.resume != ""]
 	if o.cleared {
 		source = "clear"
@@ -185,5 +194,6 @@ func (s *session) close() {
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
 	s.env.Jobs.KillAll()
+	s.mcp.Close()
 	s.conv.Close()
 }

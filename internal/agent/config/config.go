@@ -38,6 +38,27 @@ type Config struct {
 
 	Providers map[string]Provider `toml:"providers"`
 	Models    map[string]Model    `toml:"models"`
+
+	// MCP servers of the user scope, beside ~/.claude.json's, and the
+	// names of servers of any scope not to start.
+	MCPServers         map[string]MCPServer `toml:"mcp_servers"`
+	DisabledMCPServers []string             `toml:"disabled_mcp_servers"`
+}
+
+// MCPServer is an [mcp_servers.NAME] table: a stdio server (command) or an
+// HTTP one (url; type = "sse" for the legacy transport).
+type MCPServer struct {
+	Type    string            `toml:"type"` // stdio, http or sse; inferred when empty
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	Cwd     string            `toml:"cwd"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Seconds, as the other timeouts of this file.
+	StartupTimeout float64 `toml:"startup_timeout"`
+	ToolTimeout    float64 `toml:"tool_timeout"`
+	Disabled       bool    `toml:"disabled"`
 }
 
 // Provider is a provider entry: a new one (a local server speaking an API)

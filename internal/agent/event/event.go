@@ -68,11 +68,21 @@ type Event struct {
 	Tools     []string `json:"tools,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Mode      string   `json:"mode,omitempty"`
+	// MCPServers is how each configured MCP server's start went.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 
 	// Compaction (CompactStart, CompactEnd): estimated tokens of the
 	// conversation before and after; Text is the trigger (auto, manual).
 	PreTokens  int64 `json:"pre_tokens,omitempty"`
 	PostTokens int64 `json:"post_tokens,omitempty"`
+}
+
+// MCPServer is one MCP server in the init event, as Claude Code reports
+// it: connected, failed or disabled.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Sink receives events. Emit must be safe for concurrent use (parallel

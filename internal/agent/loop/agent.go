@@ -20,9 +20,13 @@ type Config struct {
 	Effort   string
 	System   string
 	Tools    []tool.Tool
-	Env      *tool.Env
-	Permit   Permit
-	Sink     event.Sink
+	// Dynamic, when set, adds tools whose set changes while the agent
+	// runs (MCP servers' tools): it is asked before each model request,
+	// and that turn's calls go to the tools it returned then.
+	Dynamic func() []tool.Tool
+	Env     *tool.Env
+	Permit  Permit
+	Sink    event.Sink
 	// AgentID names a subagent in events ("" for the main agent);
 	// AgentType is its definition's name.
 	AgentID, AgentType string
@@ -60,7 +64,7 @@ type Compactor interface {
 // Agent is one conversation with a model and its tools.
 type Agent struct {
 	cfg   Config
-	tools map[string]tool.Tool
+	tools map[string]tool.Tool // Tools, then the Dynamic ones of the turn
 
 	mu    sync.Mutex
 	msgs  []llm.Message
@@ -139,9 +143,25 @@ func (a *Agent) emit(e event.Event) {
 	a.cfg.Sink.Emit(e)
 }
 
+// specs is the tools offered in the next request. With Dynamic tools it
+// puts the current set in a.tools for that turn's calls (a new map, the
+// old one untouched): only the loop's goroutine calls it, before it runs
+// the turn's tools. A built-in tool wins over a dynamic one of its name.
 func (a *Agent) specs() []llm.ToolSpec {
-	out := make([]llm.ToolSpec, len(a.cfg.Tools))
-	for i, t := range a.cfg.Tools {
+	all := a.cfg.Tools
+	if a.cfg.Dynamic != nil {
+		byName := map[string]tool.Tool{}
+		all = nil
+		for _, t := range append(append([]tool.Tool(nil), a.cfg.Tools...), a.cfg.Dynamic()...) {
+			if _, dup := byName[t.Name()]; !dup {
+				byName[t.Name()] = t
+				all = append(all, t)
+			}
+		}
+		a.tools = byName
+	}
+	out := make([]llm.ToolSpec, len(all))
+	for i, t := range all {
 		out[i] = tool.Spec(t)
 	}
 	return out

@@ -88,14 +88,18 @@ func (p *Policy) Check(t tool.Tool, input json.RawMessage) Decision {
 		return Decision{Allow: false, Reason: fmt.Sprintf("%s is denied by the permission rule %s", describe(name, subject), r)}
 	}
 	readOnly := t.ReadOnly(input)
+	// An MCP tool's read-only claim is its server's (readOnlyHint): it
+	// lets the tool run in plan mode, but like every MCP tool it needs an
+	// allow rule, as in Claude Code.
+	claimed := strings.HasPrefix(name, "mcp__")
 	switch {
-	case mode == Plan && readOnly:
-		return Decision{Allow: true, Reason: "read-only call in plan mode"}
-	case mode == Plan:
+	case mode == Plan && !readOnly:
 		return Decision{Allow: false, Reason: fmt.Sprintf("plan mode is read-only: %s would change things. Keep exploring with read-only tools, then present your plan with ExitPlanMode; changes can be made after it is approved.", describe(name, subject))}
+	case mode == Plan && !claimed:
+		return Decision{Allow: true, Reason: "read-only call in plan mode"}
 	case mode == BypassPermissions:
 		return Decision{Allow: true, Reason: "bypassPermissions mode"}
-	case readOnly:
+	case readOnly && !claimed:
 		return Decision{Allow: true, Reason: "read-only call"}
 	case mode == AcceptEdits && editTools[name] && p.inRoots(subject):
 		return Decision{Allow: true, Reason: "file edit within the working directories (acceptEdits mode)"}

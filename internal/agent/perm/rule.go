@@ -29,7 +29,9 @@ func (r Rule) String() string {
 	return r.Tool + "(" + r.Spec + ")"
 }
 
-var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+// toolName is a rule's tool; an MCP server's tools may end in a * (Claude
+// Code's mcp__server__*).
+var toolName = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*|mcp__[A-Za-z0-9_-]+__\*)$`)
 
 // ParseRule reads one rule.
 func ParseRule(s string) (Rule, error) {
@@ -107,7 +109,21 @@ func (r Rule) appliesTo(name string) bool {
 	case r.Tool == "Read":
 		return readTools[name]
 	}
-	return false
+	return mcpServerRule(r.Tool, name)
+}
+
+// mcpServerRule reports whether rule, mcp__SERVER or mcp__SERVER__*, names
+// every tool of the server of name (mcp__SERVER__TOOL), as in Claude Code.
+func mcpServerRule(rule, name string) bool {
+	server, ok := strings.CutPrefix(rule, "mcp__")
+	if !ok {
+		return false
+	}
+	server = strings.TrimSuffix(server, "__*")
+	if server == "" || strings.Contains(server, "__") {
+		return false
+	}
+	return strings.HasPrefix(name, "mcp__"+server+"__")
 }
 
 // matchPath matches a path pattern gitignore-style: relative patterns are

@@ -36,7 +36,8 @@ func (s *StreamJSON) Emit(e event.Event) {
 	switch e.Kind {
 	case event.Init:
 		s.write(object{"type": "system", "subtype": "init", "session_id": s.SessionID, "cwd": e.Cwd,
-			"model": e.Model, "tools": e.Tools, "permissionMode": e.Mode, "agent": "csa-agent"})
+			"model": e.Model, "tools": e.Tools, "permissionMode": e.Mode, "agent": "csa-agent",
+			"mcp_servers": mcpServers(e.MCPServers)})
 	case event.Assistant:
 		s.write(object{"type": "assistant", "session_id": s.SessionID, "parent_tool_use_id": parent,
 			"message": object{"type": "message", "role": "assistant", "model": e.Model, "content": blocks(e.Message)}})
@@ -116,4 +117,17 @@ func tokens(u *llm.Usage) int64 {
 		return 0
 	}
 	return u.InputTokens + u.OutputTokens
+}
+
+// mcpServers is Claude Code's init field: [{name, status}], [] for none.
+func mcpServers(list []event.MCPServer) []object {
+	out := []object{}
+	for _, s := range list {
+		o := object{"name": s.Name, "status": s.Status}
+		if s.Error != "" {
+			o["error"] = s.Error
+		}
+		out = append(out, o)
+	}
+	return out
 }

@@ -92,6 +92,7 @@ func (h *Hooks) prepare(def Definition, req tool.SubagentRequest) (*child, tool.
 		cfg.System = pc.System + "\n\n" + def.Prompt
 	}
 	cfg.Tools = h.toolsFor(def)
+	cfg.Dynamic = dynamicFor(pc.Dynamic, def)
 	if h.cfg.Compactor != nil {
 		cfg.Compactor = h.cfg.Compactor(cfg.Model)
 	}
@@ -149,6 +150,30 @@ func (h *Hooks) toolsFor(def Definition) []tool.Tool {
 		}
 	}
 	return out
+}
+
+// dynamicFor filters the main agent's changing tools (MCP servers') by a
+// definition as they change: a definition names a tool (mcp__srv__tool) or
+// every tool of a server (mcp__srv).
+func dynamicFor(all func() []tool.Tool, def Definition) func() []tool.Tool {
+	if all == nil || def.Tools == nil {
+		return all
+	}
+	want := map[string]bool{}
+	for _, n := range def.Tools {
+		want[n] = true
+	}
+	return func() []tool.Tool {
+		var out []tool.Tool
+		for _, t := range all() {
+			n := t.Name()
+			server, _, _ := strings.Cut(strings.TrimPrefix(n, "mcp__"), "__")
+			if want[n] || strings.HasPrefix(n, "mcp__") && want["mcp__"+server] {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
 }
 
 // run runs a prepared subagent to its end and returns what the model sees.
