@@ -98,6 +98,7 @@ func (a *Agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Init
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
+			McpCapabilities:    acp.McpCapabilities{Http: true, Sse: true},
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				List:  &acp.SessionListCapabilities{},
@@ -120,8 +121,7 @@ func (a *Agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.Ne
 	if err := absolute(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	a.ignoreMCP(p.McpServers)
-	th, err := a.cfg.Host.Start(ctx, thread.Options{Cwd: p.Cwd})
+	th, err := a.cfg.Host.Start(ctx, thread.Options{Cwd: p.Cwd, MCPConfig: a.mcpConfig(p.McpServers)})
 	if err != nil {
 		return acp.NewSessionResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
@@ -160,14 +160,13 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, mcp []acp.McpServer)
 	if err := absolute(cwd); err != nil {
 		return nil, err
 	}
-	a.ignoreMCP(mcp)
 	if s := a.session(id); s != nil {
 		if s.busy() {
 			return nil, acp.NewInvalidRequest(map[string]any{"error": "session " + id + " is running a prompt"})
 		}
 		a.drop(id)
 	}
-	th, err := a.cfg.Host.Resume(ctx, id, thread.Options{Cwd: cwd})
+	th, err := a.cfg.Host.Resume(ctx, id, thread.Options{Cwd: cwd, MCPConfig: a.mcpConfig(mcp)})
 	if err != nil {
 		return nil, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s: %v", id, err)})
 	}
@@ -262,14 +261,6 @@ func (a *Agent) models(th thread.Thread) *acp.SessionModelState {
 		st.AvailableModels = append([]acp.ModelInfo{{ModelId: acp.ModelId(th.Model()), Name: th.Model()}}, st.AvailableModels...)
 	}
 	return st
-}
-
-// ignoreMCP says that the client's MCP servers are not used: csa-agent
-// has no MCP client yet.
-func (a *Agent) ignoreMCP(servers []acp.McpServer) {
-	if len(servers) > 0 && a.cfg.Warn != nil {
-		a.cfg.Warn(fmt.Sprintf("%d MCP server(s) given; csa-agent has no MCP client yet and does not use them", len(servers)))
-	}
 }
 
 func (a *Agent) add(th thread.Thread) {

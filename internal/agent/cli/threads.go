@@ -32,6 +32,7 @@ func (h *host) optionsFor(o thread.Options) (*options, IO) {
 	opts.model = firstOf(o.Model, h.base.model)
 	opts.permissionMode = firstOf(o.PermissionMode, h.base.permissionMode)
 	opts.sessionID = o.SessionID
+	opts.mcpConfig = append(append([]string(nil), h.base.mcpConfig...), o.MCPConfig...)
 	sio := h.io
 	if o.Cwd != "" {
 		sio.Cwd = o.Cwd

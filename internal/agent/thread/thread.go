@@ -22,6 +22,10 @@ type Options struct {
 	PermissionMode string // default, acceptEdits, plan, bypassPermissions
 	// SessionID names a new conversation (a UUID); "" makes one.
 	SessionID string
+	// MCPConfig adds MCP servers to the configured ones, each a JSON
+	// document in Claude Code's shape {"mcpServers": {NAME: {...}}}, as
+	// --mcp-config takes them (an editor's servers).
+	MCPConfig []string
 }
 
 // Info describes a stored conversation.
