@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,18 +50,29 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("plan %q is ambiguous: %s", e.ID, strings.Join(e.Matches, ", "))
 }
 
-// IDs lists the plans, sorted.
+// IDs lists the plans committed, sorted.
 func (s *Store) IDs() ([]string, error) {
-	names, err := filepath.Glob(filepath.Join(s.Dir, "*.md"))
+	if !s.exists() {
+		return nil, nil
+	}
+	out, err := s.git.run(context.Background(), "ls-tree", "--name-only", "HEAD")
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(names))
-	for i, n := range names {
-		ids[i] = strings.TrimSuffix(filepath.Base(n), ".md")
+	var ids []string
+	for _, n := range strings.Fields(out) {
+		if id, ok := strings.CutSuffix(n, ".md"); ok {
+			ids = append(ids, id)
+		}
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// exists reports whether the repository was made (by the first write).
+func (s *Store) exists() bool {
+	_, err := os.Stat(filepath.Join(s.Dir, ".git"))
+	return err == nil
 }
 
 // Resolve is the plan id arg names: itself, else the one plan it begins.
@@ -87,26 +99,38 @@ func (s *Store) Resolve(arg string) (string, error) {
 	return matches[0], nil
 }
 
-// Get reads plan id as last committed. Writes replace the file atomically,
-// so a reader needs no lock.
+// Get reads plan id as last committed, so a reader needs no lock: a
+// writer's file not yet committed (and undone if it dies first) is never
+// seen.
 func (s *Store) Get(id string) (*Plan, error) {
-	b, err := os.ReadFile(s.file(id))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, &NotFoundError{ID: id}
-	}
+	text, err := s.Text(id)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(id+".md", string(b))
+	return Parse(id+".md", text)
 }
 
-// Text is plan id's markdown.
+// Text is plan id's markdown as last committed.
 func (s *Store) Text(id string) (string, error) {
-	b, err := os.ReadFile(s.file(id))
-	if errors.Is(err, os.ErrNotExist) {
+	if err := validID(id); err != nil || !s.exists() {
 		return "", &NotFoundError{ID: id}
 	}
-	return string(b), err
+	ids, err := s.IDs()
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(ids, id) {
+		return "", &NotFoundError{ID: id}
+	}
+	return s.git.run(context.Background(), "show", "HEAD:"+id+".md")
+}
+
+// validID keeps an id a plain file name of the repository.
+func validID(id string) error {
+	if id == "" || strings.ContainsAny(id, "/\\:") || strings.HasPrefix(id, ".") {
+		return fmt.Errorf("invalid plan id %q", id)
+	}
+	return nil
 }
 
 func (s *Store) file(id string) string { return filepath.Join(s.Dir, id+".md") }

@@ -210,3 +210,37 @@ func waitFor(t *testing.T, cond func() bool, p *proc.Process) {
 		}
 	}
 }
+
+// A reader sees plans as last committed: what a writer wrote and had not
+// committed when it died (undone by the next writer) is never read, nor is
+// a plan file that was never committed.
+func TestReadersSeeCommits(t *testing.T) {
+	s := newStore(t)
+	id := create(t, s, diamond)
+	before, err := s.Text(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A writer killed between writing the file and committing it.
+	if err := os.WriteFile(s.file(id), []byte(before+"- [ ] Z: half written\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.file("ghost"), []byte("# Ghost\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := s.Text(id); err != nil || now != before {
+		t.Errorf("Text = %q, %v; want the committed plan", now, err)
+	}
+	if p, err := s.Get(id); err != nil || p.Task("Z") != nil {
+		t.Errorf("Get = %+v, %v; want the committed plan", p, err)
+	}
+	if ids, err := s.IDs(); err != nil || len(ids) != 1 || ids[0] != id {
+		t.Errorf("IDs = %v, %v; want [%s]", ids, err, id)
+	}
+	if _, err := s.Get("ghost"); err == nil {
+		t.Error("an uncommitted plan file was read")
+	}
+	if _, err := s.Get("../x"); err == nil {
+		t.Error("a path was taken for a plan id")
+	}
+}
