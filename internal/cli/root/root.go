@@ -36,6 +36,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/tiers"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
+	"github.com/csa-dev/csa/internal/cli/workflow"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/resource"
@@ -65,6 +66,7 @@ var commands = []struct {
 	{"tiers", tiers.NewCmd},
 	{"review", func(f *cmdutil.Factory) *cobra.Command { return review.NewCmd(f, nil) }},
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
+	{"workflow", workflow.NewCmd},
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},
