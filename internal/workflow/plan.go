@@ -127,6 +127,11 @@ func (p *Plan) Render(w io.Writer) {
 	if p.Description != "" {
 		fmt.Fprintf(w, "  %s\n", p.Description)
 	}
+	for _, kv := range [][2]string{{"tool", p.Tool}, {"tier", p.Tier}, {"model", p.Model}} {
+		if kv[1] != "" {
+			fmt.Fprintf(w, "  agent steps' default %s: %s\n", kv[0], kv[1])
+		}
+	}
 	for _, k := range sortedKeys(p.Vars) {
 		fmt.Fprintf(w, "  var %s = %q\n", k, p.Vars[k])
 	}
@@ -185,6 +190,10 @@ func (sc *scope) nodes(nodes []Node) error {
 		switch n.Type {
 		case NodeStep:
 			s := n.Step
+			if len(sc.loops) > 0 {
+				// Inside a FOR a step may read its own previous iteration.
+				sc.steps[s.Num] = len(sc.loops)
+			}
 			if err := sc.refs(s.Pos, s.Body, nil); err != nil {
 				return err
 			}

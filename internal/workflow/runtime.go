@@ -430,7 +430,11 @@ func (r *runtime) heartbeat(s *Step, key string, sess *atomic.Value) (stop func(
 			case <-done:
 				return
 			case <-t.C:
-				msg := fmt.Sprintf("step %s '%s' running for %s", key, s.Title, r.env.Now().Sub(start).Round(time.Second))
+				d := r.env.Now().Sub(start)
+				if d = d.Round(time.Second); d == 0 {
+					d = r.env.Heartbeat.Round(time.Millisecond) // a heartbeat shorter than a second (tests)
+				}
+				msg := fmt.Sprintf("step %s '%s' running for %s", key, s.Title, d)
 				if id := sess.Load().(string); id != "" {
 					msg += " (session " + id + ")"
 				}

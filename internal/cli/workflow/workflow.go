@@ -222,7 +222,7 @@ func execute(ctx context.Context, o *Options, store *wf.Store, info *wf.RunInfo)
 	}
 	out, runErr := wf.Execute(ctx, store, info, wf.Env{
 		Exe: exe, Environ: f.Environ(), Heartbeat: o.Heartbeat, Grace: 5 * time.Second, Now: f.Now,
-		Session: func(ctx context.Context, id string) (*session.State, error) { return f.Current(ctx, sessions, id) },
+		Session:  func(ctx context.Context, id string) (*session.State, error) { return f.Current(ctx, sessions, id) },
 		Progress: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "csa workflow: %s\n", msg) },
 	})
 	if out == nil {
