@@ -37,6 +37,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/todo"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/wait"
+	"github.com/csa-dev/csa/internal/cli/workflow"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/resource"
@@ -67,6 +68,7 @@ var commands = []struct {
 	{"review", func(f *cmdutil.Factory) *cobra.Command { return review.NewCmd(f, nil) }},
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
 	{"todo", todo.NewCmd},
+	{"workflow", workflow.NewCmd},
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},

@@ -1,0 +1,242 @@
+package workflow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/review"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// EnvRun names the workflow run in its steps' environment.
+const EnvRun = "CSA_WORKFLOW_RUN"
+
+// DefaultShellTimeout bounds a shell step that gives no Timeout.
+const DefaultShellTimeout = time.Hour
+
+// exec runs one attempt of a step: its body expanded now, with the
+// results so far. A failure goes into res; an error is an interrupt or a
+// journal that cannot be written.
+func (r *runtime) exec(ctx context.Context, s *Step, tool string, res *Result, started func(id string) error) error {
+	switch s.Kind {
+	case KindShell:
+		script, err := Expand(s.Body, r.lookup, true)
+		if err != nil {
+			res.Failure = &Failure{Class: "substitution", Message: err.Error()}
+			return nil
+		}
+		return r.shell(ctx, s, script, res)
+	case KindReview, KindDebate:
+		return r.crew(ctx, s, res)
+	}
+	prompt, err := Expand(s.Body, r.lookup, false)
+	if err != nil {
+		res.Failure = &Failure{Class: "substitution", Message: err.Error()}
+		return nil
+	}
+	return r.agent(ctx, s, tool, prompt, res, started)
+}
+
+func (r *runtime) childEnv(key string) []string {
+	return append(append([]string(nil), r.env.Environ...), EnvRun+"="+r.info.ID, "CSA_WORKFLOW_STEP="+key)
+}
+
+// shell runs the script with sh -c in its own process group, bounded by
+// the step's Timeout; stdout is its output, the tail of stderr explains a
+// failure.
+func (r *runtime) shell(ctx context.Context, s *Step, script string, res *Result) error {
+	timeout := DefaultShellTimeout
+	if s.Timeout != "" {
+		timeout, _ = time.ParseDuration(s.Timeout)
+	}
+	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errStepTimeout)
+	defer cancel()
+	c, err := proc.Capture(tctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", script},
+		Env: r.childEnv(res.Key), Dir: r.info.Dir, DieWithParent: true}, r.env.Grace)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if c == nil {
+		res.Failure = &Failure{Class: session.FailStart, Message: err.Error()}
+		return nil
+	}
+	res.Output = strings.TrimRight(string(c.Stdout), "\n")
+	res.ExitCode = &c.ExitCode
+	res.Verdict = review.Pass
+	switch {
+	case errors.Is(context.Cause(tctx), errStepTimeout):
+		res.Failure = &Failure{Class: session.FailTimeout, Message: fmt.Sprintf("timed out after %s%s", timeout, tail(c.Stderr))}
+	case c.ExitCode != 0:
+		res.Failure = &Failure{Class: "exit_status", Message: fmt.Sprintf("exit status %d%s", c.ExitCode, tail(c.Stderr))}
+	}
+	if res.Failure != nil {
+		res.Verdict = review.Fail
+	}
+	return nil
+}
+
+var errStepTimeout = errors.New("the step's timeout passed")
+
+// tail is the last lines of a step's stderr, for its failure message.
+func tail(stderr string) string {
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	if t := strings.TrimSpace(strings.Join(lines, "\n")); t != "" {
+		return "; stderr: " + t
+	}
+	return ""
+}
+
+// agent starts a detached csa run (so the session outlives a killed
+// workflow, and a resume waits for it instead of starting it again),
+// records its session, and waits for its end.
+func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *Result, started func(string) error) error {
+	pf := r.store.PromptFile(r.info.ID, res.Key)
+	if err := os.WriteFile(pf, []byte(prompt), 0o600); err != nil {
+		return err
+	}
+	// A tool named (by the step, the front matter or a delegation) is
+	// run with the model given; otherwise the tier picks both.
+	tier := ""
+	if tool == "" {
+		tier = orDefault(s.Tier, r.info.Plan.Tier)
+	}
+	args := []string{"run", "-d", "--json"}
+	for _, kv := range [][2]string{{"--tool", tool}, {"--tier", tier},
+		{"--model", orDefault(s.Model, r.info.Plan.Model)}, {"--timeout", s.Timeout}} {
+		if kv[1] != "" {
+			args = append(args, kv[0], kv[1])
+		}
+	}
+	args = append(args, "--prompt-file", pf)
+	c, err := proc.Capture(ctx, proc.Spec{Path: r.env.Exe, Args: args, Env: r.childEnv(res.Key), Dir: r.info.Dir, DieWithParent: true}, r.env.Grace)
+	var out struct {
+		SessionID string `json:"session_id"`
+	}
+	if c == nil || json.Unmarshal(bytes.TrimSpace(c.Stdout), &out) != nil || out.SessionID == "" {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		res.Failure = childFailure(c, err)
+		return nil
+	}
+	res.SessionID = out.SessionID
+	if err := started(out.SessionID); err != nil {
+		return err
+	}
+	return r.waitAgent(ctx, out.SessionID, res)
+}
+
+// waitAgent waits for the session's end and takes its result: the answer
+// as output, the verdict of a verdict block in it, and its failure.
+func (r *runtime) waitAgent(ctx context.Context, id string, res *Result) error {
+	res.SessionID = id
+	poll := r.env.Poll
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		st, err := r.env.Session(ctx, id)
+		if err != nil {
+			res.Failure = &Failure{Class: "lost", Message: fmt.Sprintf("session %s: %v", id, err)}
+			return nil
+		}
+		if st.Status.Ended() {
+			res.Output, res.ExitCode = strings.TrimRight(st.Result, "\n"), st.ExitCode
+			if b, ok := review.ParseReview(st.Result); ok {
+				res.Verdict = b.Verdict
+			} else if b, ok := review.ParseDebate(st.Result); ok {
+				res.Verdict = b.Verdict
+			}
+			if st.Status != session.Completed {
+				f := &Failure{Class: string(st.Status), Message: st.Reason}
+				if st.Failure != nil {
+					f.Class, f.Message = st.Failure.Class, st.Failure.Message
+				}
+				res.Failure = f
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// crew runs csa review or csa debate with --json: the report is the
+// output, its verdict the step's. A verdict, fail and reject included,
+// completes the step; no consensus or no verdict fails it.
+func (r *runtime) crew(ctx context.Context, s *Step, res *Result) error {
+	args := []string{string(s.Kind), "--json"}
+	if s.Timeout != "" {
+		args = append(args, "--timeout", s.Timeout)
+	}
+	words := strings.Fields(s.Body)
+	if s.Kind == KindDebate {
+		words = []string{s.Body}
+	}
+	for _, w := range words {
+		v, err := Expand(w, r.lookup, false)
+		if err != nil {
+			res.Failure = &Failure{Class: "substitution", Message: err.Error()}
+			return nil
+		}
+		args = append(args, v) // one argument each: never split or reparsed
+	}
+	c, err := proc.Capture(ctx, proc.Spec{Path: r.env.Exe, Args: args, Env: r.childEnv(res.Key), Dir: r.info.Dir, DieWithParent: true}, r.env.Grace)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var rep struct {
+		SessionID string `json:"session_id"`
+		Verdict   string `json:"verdict"`
+	}
+	if c == nil || json.Unmarshal(bytes.TrimSpace(c.Stdout), &rep) != nil || rep.Verdict == "" {
+		res.Failure = childFailure(c, err)
+		return nil
+	}
+	res.Output, res.Verdict, res.SessionID, res.ExitCode = strings.TrimSpace(string(c.Stdout)), rep.Verdict, rep.SessionID, &c.ExitCode
+	if c.ExitCode != 0 && c.ExitCode != 1 {
+		res.Failure = &Failure{Class: "no_verdict", Message: fmt.Sprintf("%s ended %s (exit %d)", s.Kind, rep.Verdict, c.ExitCode)}
+	}
+	return nil
+}
+
+// childFailure explains a child csa that gave no answer: its JSON error
+// (code and message), else the tail of its stderr.
+func childFailure(c *proc.Captured, err error) *Failure {
+	if c == nil {
+		return &Failure{Class: session.FailStart, Message: err.Error()}
+	}
+	code := c.ExitCode
+	lines := strings.Split(strings.TrimSpace(c.Stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var e struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
+			return &Failure{Class: e.Error.Code, Message: e.Error.Message, ExitCode: &code}
+		}
+	}
+	return &Failure{Class: "csa_failed", Message: fmt.Sprintf("csa exited %d%s", code, tail(c.Stderr)), ExitCode: &code}
+}
+
+func orDefault(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}
