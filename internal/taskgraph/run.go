@@ -63,9 +63,9 @@ type Journal interface {
 	// Started records that t's run is session sid, before it is waited
 	// for.
 	Started(ctx context.Context, t *Task, sid string, at time.Time) error
-	// Ended records how it ended. An error when o.OK makes the task
-	// failed: a completion not recorded would be run again.
-	Ended(ctx context.Context, t *Task, sid string, o Outcome) error
+	// Ended records how it ended, at at. An error when o.OK makes the
+	// task failed: a completion not recorded would be run again.
+	Ended(ctx context.Context, t *Task, sid string, o Outcome, at time.Time) error
 }
 
 // What became of a task in a run.
@@ -258,7 +258,7 @@ func (s *sched) task(ctx context.Context, t *Task) *Result {
 	}
 	r := &Result{SessionID: sid, Started: started, Ended: s.o.Now()}
 	if out.OK {
-		if jerr := s.j.Ended(keep, t, sid, out); jerr != nil {
+		if jerr := s.j.Ended(keep, t, sid, out, r.Ended); jerr != nil {
 			r.Outcome, r.Reason = Failed, "recording it done: "+jerr.Error()
 			return r
 		}
@@ -267,7 +267,7 @@ func (s *sched) task(ctx context.Context, t *Task) *Result {
 		return r
 	}
 	r.Outcome, r.Class, r.Reason = Failed, out.Class, out.Why()
-	if jerr := s.j.Ended(keep, t, sid, out); jerr != nil {
+	if jerr := s.j.Ended(keep, t, sid, out, r.Ended); jerr != nil {
 		s.o.Say(fmt.Sprintf("task %s: recording its failure: %v", t.ID, jerr))
 	}
 	s.o.Say(fmt.Sprintf("task %s: failed (session %s): %s", t.ID, sid, r.Reason))

@@ -111,7 +111,7 @@ func (j *memJournal) Started(_ context.Context, t *Task, sid string, at time.Tim
 	return nil
 }
 
-func (j *memJournal) Ended(_ context.Context, t *Task, sid string, o Outcome) error {
+func (j *memJournal) Ended(_ context.Context, t *Task, sid string, o Outcome, _ time.Time) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if t.ID == j.fail {

@@ -132,7 +132,7 @@ func (j *planJournal) Started(ctx context.Context, t *taskgraph.Task, sid string
 	return err
 }
 
-func (j *planJournal) Ended(ctx context.Context, t *taskgraph.Task, sid string, o taskgraph.Outcome) error {
+func (j *planJournal) Ended(ctx context.Context, t *taskgraph.Task, sid string, o taskgraph.Outcome, _ time.Time) error {
 	_, err := j.s.Update(ctx, j.id, func(p *Plan) (string, error) {
 		pt := p.Task(t.ID)
 		if o.OK {
