@@ -11,6 +11,8 @@ import (
 type Options struct {
 	Say func(string) // progress, one line at a time
 	Now func() time.Time
+	// Parallel, when set, bounds this run instead of the batch's own.
+	Parallel *int
 }
 
 // Run runs batch id with taskgraph's scheduler, its journal recording
@@ -50,6 +52,9 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 			gt.Session, gt.Started, gt.Done = p.Session, p.Started, p.Outcome != nil
 		}
 		tasks[i] = gt
+	}
+	if o.Parallel != nil {
+		b.Parallel = *o.Parallel
 	}
 	res := taskgraph.Run(ctx, tasks, a, j, taskgraph.Options{
 		Parallel: b.Parallel, FailFast: b.FailFast, Who: "csa batch", Say: o.Say, Now: o.Now})

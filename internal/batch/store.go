@@ -25,6 +25,7 @@ type Store struct{ Dir string }
 type Batch struct {
 	ID        string    `json:"id"`
 	File      string    `json:"file"` // the file it was read from
+	Dir       string    `json:"dir"`  // where csa batch ran: its runs' project and default cwd
 	CreatedAt time.Time `json:"created_at"`
 	Tool      string    `json:"tool,omitempty"` // the tool of tasks that name neither tool nor tier
 	Parallel  int       `json:"parallel"`       // 0: as the slots allow

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/attach"
+	"github.com/csa-dev/csa/internal/cli/batch"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
 	"github.com/csa-dev/csa/internal/cli/debate"
@@ -67,6 +68,7 @@ var commands = []struct {
 	{"review", func(f *cmdutil.Factory) *cobra.Command { return review.NewCmd(f, nil) }},
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
 	{"todo", todo.NewCmd},
+	{"batch", batch.NewCmd},
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},
