@@ -33,18 +33,7 @@ type Task struct {
 }
 
 // FileError is a batch file that cannot run, at a line when known.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	if e.Line == 0 {
-		return e.File + ": " + e.Msg
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
+type FileError = taskgraph.FileError
 
 // ReadFile reads and checks the batch file at path.
 func ReadFile(path string) ([]Task, error) {
@@ -85,7 +74,7 @@ func Parse(file, dir string, data []byte) ([]Task, error) {
 	}
 	var ge *taskgraph.GraphError
 	if err := taskgraph.Check(nodes(tasks)); errors.As(err, &ge) {
-		return nil, &FileError{File: file, Line: ge.Line, Msg: ge.Msg}
+		return nil, ge.In(file)
 	}
 	return tasks, nil
 }

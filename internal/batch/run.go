@@ -29,11 +29,7 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 		return nil, err
 	}
 	defer held.Unlock()
-	b, err := s.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := replay(s.dir(id))
+	b, prog, err := s.load(id)
 	if err != nil {
 		return nil, err
 	}
@@ -75,11 +71,7 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 
 // Status is what batch id's journal says, and whether a csa batch runs it.
 func Status(s *Store, id string) (*Summary, error) {
-	b, err := s.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := replay(s.dir(id))
+	b, prog, err := s.load(id)
 	if err != nil {
 		return nil, err
 	}
@@ -122,4 +114,14 @@ func Status(s *Store, id string) (*Summary, error) {
 		sum.State = Running
 	}
 	return sum, nil
+}
+
+// load reads batch id and what its journal says of each task.
+func (s *Store) load(id string) (*Batch, map[string]*progress, error) {
+	b, err := s.Get(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog, err := replay(s.dir(id))
+	return b, prog, err
 }

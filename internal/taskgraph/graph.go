@@ -37,6 +37,26 @@ type GraphError struct {
 
 func (e *GraphError) Error() string { return e.Msg }
 
+// In places the error in file.
+func (e *GraphError) In(file string) *FileError {
+	return &FileError{File: file, Line: e.Line, Msg: e.Msg}
+}
+
+// FileError is a file of tasks (a plan, a batch) that cannot be read or
+// run, at a line when known.
+type FileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
 // Check refuses a task defined twice, a dependency on an unknown task and
 // a cycle, naming the tasks and, where known, their lines.
 func Check(nodes []Node) error {

@@ -17,7 +17,7 @@ func Check(p *Plan) error {
 	}
 	var ge *taskgraph.GraphError
 	if err := taskgraph.Check(nodes(p)); errors.As(err, &ge) {
-		return &ParseError{File: p.File, Line: ge.Line, Msg: ge.Msg}
+		return ge.In(p.File)
 	} else if err != nil {
 		return err
 	}

@@ -103,18 +103,7 @@ func (t *Task) PromptText() string {
 }
 
 // ParseError is a plan that cannot be read, at a line of its markdown.
-type ParseError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return e.File + ": " + e.Msg
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
+type ParseError = taskgraph.FileError
 
 var (
 	taskRe  = regexp.MustCompile(`^- \[([ xX])\] ([^:\s]+):\s*(.*)$`)

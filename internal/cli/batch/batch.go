@@ -14,7 +14,6 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/batch"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
@@ -108,13 +107,9 @@ run afresh. --parallel, if given, bounds this run instead.
 ` + exitStatus,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, _, err := store(f)
+			s, id, err := resolve(f, args[0])
 			if err != nil {
 				return err
-			}
-			id, err := s.Resolve(args[0])
-			if err != nil {
-				return classify(err)
 			}
 			b, err := s.Get(id)
 			if err != nil {
@@ -143,13 +138,9 @@ running (a csa batch runs it), completed, failed (nothing is left to run)
 or stopped (tasks are left: csa batch resume ID).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, _, err := store(f)
+			s, id, err := resolve(f, args[0])
 			if err != nil {
 				return err
-			}
-			id, err := s.Resolve(args[0])
-			if err != nil {
-				return classify(err)
 			}
 			sum, err := batch.Status(s, id)
 			if err != nil {
@@ -195,15 +186,21 @@ func say(f *cmdutil.Factory, msg string) { fmt.Fprintln(f.IO.ErrOut, "csa batch:
 
 // store is the batch store of the current directory's project.
 func store(f *cmdutil.Factory) (*batch.Store, string, error) {
-	cwd, err := filepath.Abs(".")
+	cwd, slug, err := f.CwdProject()
 	if err != nil {
 		return nil, "", err
 	}
-	root, err := f.ProjectRoot(cwd)
+	return &batch.Store{Dir: filepath.Join(f.ProjectsDir(), slug, "batches")}, cwd, nil
+}
+
+// resolve opens the store and finds the batch arg names.
+func resolve(f *cmdutil.Factory, arg string) (*batch.Store, string, error) {
+	s, _, err := store(f)
 	if err != nil {
 		return nil, "", err
 	}
-	return &batch.Store{Dir: filepath.Join(f.ProjectsDir(), project.Slug(root), "batches")}, cwd, nil
+	id, err := s.Resolve(arg)
+	return s, id, classify(err)
 }
 
 // classify gives the batch package's errors their exit codes.
