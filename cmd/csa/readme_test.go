@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/batch"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -98,5 +99,29 @@ func TestReadmeLayout(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadmeBatchExamples: the batch files the README shows are valid.
+func TestReadmeBatchExamples(t *testing.T) {
+	text := readme(t)
+	i := strings.Index(text, "### Batches (csa batch)")
+	if i < 0 {
+		t.Fatal("README: no Batches section")
+	}
+	text = text[i:]
+	text = text[:strings.Index(text[4:], "\n### ")+4]
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```(toml|json)\n(.*?)```").FindAllStringSubmatch(text, -1)
+	if len(blocks) != 2 {
+		t.Fatalf("README Batches: %d toml and json examples, want 2", len(blocks))
+	}
+	for _, b := range blocks {
+		if _, err := batch.Parse("example."+b[1], dir, []byte(b[2])); err != nil {
+			t.Errorf("README's %s example: %v", b[1], err)
+		}
 	}
 }

@@ -28,7 +28,7 @@ func TestCycles(t *testing.T) {
 	}
 }
 
-func TestLevelsAndDependents(t *testing.T) {
+func TestLevels(t *testing.T) {
 	p, err := Parse("p.md", diamond)
 	if err != nil {
 		t.Fatal(err)
@@ -43,20 +43,6 @@ func TestLevelsAndDependents(t *testing.T) {
 	}
 	if want := "[[A E] [B C] [D]]"; fmtIDs(got) != want {
 		t.Errorf("Levels = %v, want %s", got, want)
-	}
-	var deps []string
-	for _, d := range Dependents(p, "B") {
-		deps = append(deps, d.ID)
-	}
-	if want := "[D]"; fmtIDs([][]string{deps}) != "["+want+"]" {
-		t.Errorf("Dependents(B) = %v, want %s", deps, want)
-	}
-	deps = nil
-	for _, d := range Dependents(p, "A") {
-		deps = append(deps, d.ID)
-	}
-	if fmtIDs([][]string{deps}) != "[[B D C]]" { // written order
-		t.Errorf("Dependents(A) = %v, want [B D C]", deps)
 	}
 }
 

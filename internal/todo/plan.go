@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
 // Status is where a plan stands.
@@ -101,23 +103,11 @@ func (t *Task) PromptText() string {
 }
 
 // ParseError is a plan that cannot be read, at a line of its markdown.
-type ParseError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return e.File + ": " + e.Msg
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
+type ParseError = taskgraph.FileError
 
 var (
 	taskRe  = regexp.MustCompile(`^- \[([ xX])\] ([^:\s]+):\s*(.*)$`)
 	afterRe = regexp.MustCompile(`\s*\(after:\s*([^()]*)\)$`)
-	idRe    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	attrRe  = regexp.MustCompile(`^[ \t]+([a-z]+):[ \t]*(.*)$`)
 )
 
@@ -194,8 +184,8 @@ type errfFunc func(n int, format string, a ...any) error
 
 func parseTask(m []string, n int, errf errfFunc) (*Task, error) {
 	t := &Task{ID: m[2], Done: m[1] != " ", Line: n}
-	if !idRe.MatchString(t.ID) {
-		return nil, errf(n, "task id %q: use letters, digits, '_', '.' and '-', beginning with a letter or digit", t.ID)
+	if !taskgraph.ValidID(t.ID) {
+		return nil, errf(n, "task id %q: %s", t.ID, taskgraph.IDRule)
 	}
 	title := strings.TrimSpace(m[3])
 	if a := afterRe.FindStringSubmatchIndex(title); a != nil {

@@ -4,29 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/taskgraph"
 )
-
-// Agents starts and waits for the runs of tasks (csa sub-agents; a fake in
-// tests).
-type Agents interface {
-	// Start starts a run of t and returns its session id at once.
-	Start(ctx context.Context, t *Task) (string, error)
-	// Wait waits until session id has ended; ErrNoSession when it does
-	// not exist (removed).
-	Wait(ctx context.Context, id string) (Outcome, error)
-}
-
-// Outcome is how a run ended.
-type Outcome struct {
-	OK     bool
-	State  string // the session's final state
-	Reason string
-}
-
-// ErrNoSession is a recorded session that no longer exists.
-var ErrNoSession = errors.New("no such session")
 
 // ErrNotApproved refuses to run a draft plan.
 var ErrNotApproved = errors.New("plan is a draft")
@@ -34,17 +16,8 @@ var ErrNotApproved = errors.New("plan is a draft")
 // ErrBusy refuses a second `todo run` of a plan that one is running.
 var ErrBusy = errors.New("plan is being run")
 
-// What became of a task in a run.
-const (
-	DoneBefore = "done_before" // it was done when the run began
-	DoneNow    = "done"        // its run completed
-	Failed     = "failed"      // its run failed (or could not start)
-	Blocked    = "blocked"     // a task it depends on failed
-	Running    = "running"     // interrupted while its run went on
-	NotRun     = "not_run"     // interrupted before it started
-)
-
-// TaskResult is one task in a run's summary.
+// TaskResult is one task in a run's summary; Outcome is one of
+// taskgraph's (done_before, done, failed, blocked, running, not_run).
 type TaskResult struct {
 	ID        string `json:"id"`
 	Title     string `json:"title"`
@@ -70,14 +43,13 @@ type RunOptions struct {
 	Say      func(string) // progress, one line at a time
 }
 
-// Run runs the tasks of plan id that are not done as sub-agent runs, in
-// dependency order, up to o.Parallel at once: each run's session is
-// recorded before it is waited for, each task that completes is marked
-// done, a failed one blocks its dependents while the others go on. The
-// plan becomes implementing, and done once every task is. A task whose
-// run was started by a `todo run` that died is waited for, not started
-// again. When ctx ends, nothing more starts; the runs started go on.
-func Run(ctx context.Context, s *Store, id string, a Agents, o RunOptions) (*Summary, error) {
+// Run runs the tasks of plan id that are not done as sub-agent runs with
+// taskgraph's scheduler, the plan being its journal: each run's session
+// is recorded in the plan before it is waited for, each task that
+// completes is marked done, one that fails loses its session line (the
+// next run starts it afresh), every change a commit. The plan becomes
+// implementing, and done once every task is.
+func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o RunOptions) (*Summary, error) {
 	held, err := s.runLock(id)
 	if err != nil {
 		return nil, err
@@ -99,22 +71,18 @@ func Run(ctx context.Context, s *Store, id string, a Agents, o RunOptions) (*Sum
 			return nil, err
 		}
 	}
-	r := &run{s: s, id: id, a: a, say: say, plan: p, res: map[string]*TaskResult{}}
-	r.loop(ctx, max(o.Parallel, 1))
+	res := taskgraph.Run(ctx, graphTasks(p), a, &planJournal{s: s, id: id},
+		taskgraph.Options{Parallel: max(o.Parallel, 1), Who: "csa todo run", Say: say})
 	sum := &Summary{Plan: id, Status: p.Status, Interrupted: ctx.Err() != nil}
-	for _, t := range p.Tasks {
-		tr := r.res[t.ID]
-		if tr == nil {
-			tr = &TaskResult{Outcome: NotRun}
-		}
-		tr.ID, tr.Title = t.ID, t.Title
-		switch tr.Outcome {
-		case Failed:
+	for i, r := range res {
+		switch r.Outcome {
+		case taskgraph.Failed:
 			sum.Failed++
-		case Blocked:
+		case taskgraph.Blocked:
 			sum.Blocked++
 		}
-		sum.Tasks = append(sum.Tasks, *tr)
+		sum.Tasks = append(sum.Tasks, TaskResult{ID: r.ID, Title: p.Tasks[i].Title, Outcome: r.Outcome,
+			SessionID: r.SessionID, Reason: r.Reason, BlockedBy: r.BlockedBy})
 	}
 	if latest, err := s.Get(id); err == nil && allDone(latest) && latest.Status != Done {
 		if latest, err = s.SetStatus(context.WithoutCancel(ctx), id, Done); err != nil {
@@ -137,6 +105,52 @@ func allDone(p *Plan) bool {
 	return true
 }
 
+// graphTasks are the plan's tasks as the scheduler runs them.
+func graphTasks(p *Plan) []*taskgraph.Task {
+	ns := nodes(p)
+	out := make([]*taskgraph.Task, len(p.Tasks))
+	for i, t := range p.Tasks {
+		out[i] = &taskgraph.Task{Node: ns[i], Spec: taskgraph.Spec{Prompt: t.PromptText(), Tool: t.Tool, Tier: t.Tier},
+			Done: t.Done, Session: t.Session}
+	}
+	return out
+}
+
+// planJournal records a run's progress in the plan, a commit each.
+type planJournal struct {
+	s  *Store
+	id string
+}
+
+func (j *planJournal) Started(ctx context.Context, t *taskgraph.Task, sid string, _ time.Time) error {
+	_, err := j.s.Update(ctx, j.id, func(p *Plan) (string, error) {
+		if pt := p.Task(t.ID); pt != nil {
+			pt.Session = sid
+		}
+		return fmt.Sprintf("task %s started (session %s)", t.ID, sid), nil
+	})
+	return err
+}
+
+func (j *planJournal) Ended(ctx context.Context, t *taskgraph.Task, sid string, o taskgraph.Outcome, _ time.Time) error {
+	_, err := j.s.Update(ctx, j.id, func(p *Plan) (string, error) {
+		pt := p.Task(t.ID)
+		if o.OK {
+			if pt != nil {
+				pt.Done = true
+			}
+			return fmt.Sprintf("task %s done (session %s)", t.ID, sid), nil
+		}
+		// The session line goes: the next `todo run` starts the task
+		// afresh; the history keeps which session failed and why.
+		if pt != nil && pt.Session == sid {
+			pt.Session = ""
+		}
+		return fmt.Sprintf("task %s failed (session %s): %s", t.ID, sid, o.Why()), nil
+	})
+	return err
+}
+
 // runLock is held by the one `todo run` of plan id; the kernel lets go of
 // it when that dies.
 func (s *Store) runLock(id string) (*lock.Lock, error) {
@@ -152,145 +166,4 @@ func (s *Store) runLock(id string) (*lock.Lock, error) {
 		return nil, fmt.Errorf("%w by another csa todo run", ErrBusy)
 	}
 	return l, nil
-}
-
-// run is one `todo run` under way.
-type run struct {
-	s    *Store
-	id   string
-	a    Agents
-	say  func(string)
-	plan *Plan
-	res  map[string]*TaskResult
-}
-
-func (r *run) loop(ctx context.Context, parallel int) {
-	for _, t := range r.plan.Tasks {
-		if t.Done {
-			r.res[t.ID] = &TaskResult{Outcome: DoneBefore, SessionID: t.Session}
-		}
-	}
-	type ended struct {
-		id  string
-		res *TaskResult
-	}
-	results := make(chan ended)
-	running := map[string]bool{}
-	for {
-		for _, t := range r.ready(running) {
-			if ctx.Err() != nil || len(running) >= parallel {
-				break
-			}
-			running[t.ID] = true
-			go func() { results <- ended{t.ID, r.task(ctx, t)} }()
-		}
-		if len(running) == 0 {
-			return
-		}
-		e := <-results
-		delete(running, e.id)
-		r.res[e.id] = e.res
-		if e.res.Outcome != Failed {
-			continue
-		}
-		for _, d := range Dependents(r.plan, e.id) {
-			if r.res[d.ID] == nil {
-				r.res[d.ID] = &TaskResult{Outcome: Blocked, BlockedBy: e.id}
-				r.say(fmt.Sprintf("task %s: not run: it depends on %s, which failed", d.ID, e.id))
-			}
-		}
-	}
-}
-
-// ready are the tasks not yet decided nor running whose dependencies are
-// done, in written order.
-func (r *run) ready(running map[string]bool) []*Task {
-	var out []*Task
-next:
-	for _, t := range r.plan.Tasks {
-		if r.res[t.ID] != nil || running[t.ID] {
-			continue
-		}
-		for _, d := range t.After {
-			if o := r.res[d]; o == nil || (o.Outcome != DoneBefore && o.Outcome != DoneNow) {
-				continue next
-			}
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// task runs one task to its end, or waits for the run a dead `todo run`
-// started, and records the result in the plan.
-func (r *run) task(ctx context.Context, t *Task) *TaskResult {
-	// What is recorded must be, even when ctx has just ended: the run
-	// started goes on.
-	keep := context.WithoutCancel(ctx)
-	sid := t.Session
-	var out Outcome
-	var err error
-	if sid != "" {
-		r.say(fmt.Sprintf("task %s: waiting for session %s, started by an earlier csa todo run", t.ID, sid))
-		out, err = r.a.Wait(ctx, sid)
-		if errors.Is(err, ErrNoSession) {
-			r.say(fmt.Sprintf("task %s: session %s is gone: starting it again", t.ID, sid))
-			sid = ""
-		}
-	}
-	if sid == "" {
-		if ctx.Err() != nil {
-			return &TaskResult{Outcome: NotRun}
-		}
-		if sid, err = r.a.Start(ctx, t); err != nil {
-			if ctx.Err() != nil {
-				return &TaskResult{Outcome: NotRun}
-			}
-			r.say(fmt.Sprintf("task %s: could not start: %v", t.ID, err))
-			return &TaskResult{Outcome: Failed, Reason: "could not start: " + err.Error()}
-		}
-		if _, rerr := r.s.Update(keep, r.id, func(p *Plan) (string, error) {
-			if pt := p.Task(t.ID); pt != nil {
-				pt.Session = sid
-			}
-			return fmt.Sprintf("task %s started (session %s)", t.ID, sid), nil
-		}); rerr != nil {
-			r.say(fmt.Sprintf("task %s: recording session %s: %v", t.ID, sid, rerr))
-		}
-		r.say(fmt.Sprintf("task %s: started session %s", t.ID, sid))
-		out, err = r.a.Wait(ctx, sid)
-	}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return &TaskResult{Outcome: Running, SessionID: sid}
-	case err != nil:
-		out = Outcome{State: "unknown", Reason: err.Error()}
-	}
-	if out.OK {
-		_, rerr := r.s.Update(keep, r.id, func(p *Plan) (string, error) {
-			if pt := p.Task(t.ID); pt != nil {
-				pt.Done = true
-			}
-			return fmt.Sprintf("task %s done (session %s)", t.ID, sid), nil
-		})
-		if rerr != nil {
-			return &TaskResult{Outcome: Failed, SessionID: sid, Reason: "marking it done: " + rerr.Error()}
-		}
-		r.say(fmt.Sprintf("task %s: done (session %s)", t.ID, sid))
-		return &TaskResult{Outcome: DoneNow, SessionID: sid}
-	}
-	why := out.State
-	if out.Reason != "" {
-		why += ": " + out.Reason
-	}
-	// The session line goes: the next `todo run` starts the task afresh;
-	// the history keeps which session failed and why.
-	r.s.Update(keep, r.id, func(p *Plan) (string, error) {
-		if pt := p.Task(t.ID); pt != nil && pt.Session == sid {
-			pt.Session = ""
-		}
-		return fmt.Sprintf("task %s failed (session %s): %s", t.ID, sid, why), nil
-	})
-	r.say(fmt.Sprintf("task %s: failed (session %s): %s", t.ID, sid, why))
-	return &TaskResult{Outcome: Failed, SessionID: sid, Reason: why}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
 // fakeAgents runs tasks in memory: a task whose prompt is "fail" fails;
@@ -15,23 +17,23 @@ import (
 // (so it passes only when both run at once).
 type fakeAgents struct {
 	mu      sync.Mutex
-	started []string             // task ids, in order
-	session map[string]string    // session -> task
-	ended   map[string]Outcome   // sessions that ended before this run
-	gone    map[string]bool      // sessions that no longer exist
-	came    map[string]chan bool // closed when the task starts
-	waits   []string             // sessions waited for
+	started []string                     // task ids, in order
+	session map[string]string            // session -> task
+	ended   map[string]taskgraph.Outcome // sessions that ended before this run
+	gone    map[string]bool              // sessions that no longer exist
+	came    map[string]chan bool         // closed when the task starts
+	waits   []string                     // sessions waited for
 }
 
 func newFake(p *Plan) *fakeAgents {
-	f := &fakeAgents{session: map[string]string{}, ended: map[string]Outcome{}, gone: map[string]bool{}, came: map[string]chan bool{}}
+	f := &fakeAgents{session: map[string]string{}, ended: map[string]taskgraph.Outcome{}, gone: map[string]bool{}, came: map[string]chan bool{}}
 	for _, t := range p.Tasks {
 		f.came[t.ID] = make(chan bool)
 	}
 	return f
 }
 
-func (f *fakeAgents) Start(ctx context.Context, t *Task) (string, error) {
+func (f *fakeAgents) Start(ctx context.Context, t *taskgraph.Task) (string, error) {
 	f.mu.Lock()
 	f.started = append(f.started, t.ID)
 	sid := fmt.Sprintf("S-%s-%d", t.ID, len(f.started))
@@ -52,20 +54,20 @@ func (f *fakeAgents) Start(ctx context.Context, t *Task) (string, error) {
 	return sid, nil
 }
 
-func (f *fakeAgents) Wait(ctx context.Context, sid string) (Outcome, error) {
+func (f *fakeAgents) Wait(ctx context.Context, sid string) (taskgraph.Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waits = append(f.waits, sid)
 	if f.gone[sid] {
-		return Outcome{}, ErrNoSession
+		return taskgraph.Outcome{}, taskgraph.ErrNoSession
 	}
 	if o, ok := f.ended[sid]; ok {
 		return o, nil
 	}
 	if f.session[sid] == "" {
-		return Outcome{}, fmt.Errorf("unknown session %s", sid)
+		return taskgraph.Outcome{}, fmt.Errorf("unknown session %s", sid)
 	}
-	return Outcome{OK: true, State: "completed"}, nil
+	return taskgraph.Outcome{OK: true, State: "completed"}, nil
 }
 
 const runPlan = `# Run me
@@ -139,9 +141,9 @@ func TestRunDiamond(t *testing.T) {
 
 type failing struct{ *fakeAgents }
 
-func (f failing) Wait(ctx context.Context, sid string) (Outcome, error) {
+func (f failing) Wait(ctx context.Context, sid string) (taskgraph.Outcome, error) {
 	if strings.HasPrefix(sid, "S-B-") {
-		return Outcome{State: "failed", Reason: "it broke"}, nil
+		return taskgraph.Outcome{State: "failed", Reason: "it broke"}, nil
 	}
 	return f.fakeAgents.Wait(ctx, sid)
 }
@@ -190,7 +192,7 @@ func TestRunResumes(t *testing.T) {
 	}
 	p, _ := s.Get(id)
 	f := newFake(p)
-	f.ended["OLD-B"] = Outcome{OK: true, State: "completed"}
+	f.ended["OLD-B"] = taskgraph.Outcome{OK: true, State: "completed"}
 	f.gone["OLD-C"] = true
 	sum, err := Run(context.Background(), s, id, f, RunOptions{Parallel: 3})
 	if err != nil {

@@ -89,6 +89,19 @@ func (f *Factory) Store(root string) (*session.Store, error) {
 	return st, nil
 }
 
+// CwdProject is the current directory and its project's slug (the name
+// of its state directories).
+func (f *Factory) CwdProject() (cwd, slug string, err error) {
+	if cwd, err = filepath.Abs("."); err != nil {
+		return "", "", err
+	}
+	root, err := f.ProjectRoot(cwd)
+	if err != nil {
+		return "", "", err
+	}
+	return cwd, project.Slug(root), nil
+}
+
 // CwdStore opens the store of the current directory's project.
 func (f *Factory) CwdStore() (*session.Store, string, error) {
 	root, err := f.ProjectRoot(".")

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/attach"
+	"github.com/csa-dev/csa/internal/cli/batch"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
 	"github.com/csa-dev/csa/internal/cli/debate"
@@ -69,6 +70,7 @@ var commands = []struct {
 	{"debate", func(f *cmdutil.Factory) *cobra.Command { return debate.NewCmd(f, nil) }},
 	{"todo", todo.NewCmd},
 	{"workflow", workflow.NewCmd},
+	{"batch", batch.NewCmd},
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},

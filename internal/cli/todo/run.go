@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/taskgraph"
 	"github.com/csa-dev/csa/internal/todo"
 )
 
@@ -53,7 +54,7 @@ another csa todo run runs it, 130 interrupted.`,
 			if err != nil {
 				return fmt.Errorf("find csa itself: %w", err)
 			}
-			agents := &todo.CSA{Exe: exe, Env: f.Environ(), Dir: cwd, Tool: tool, Grace: 10 * time.Second}
+			agents := &taskgraph.CSA{Exe: exe, Env: f.Environ(), Dir: cwd, Tool: tool, Grace: 10 * time.Second}
 			say := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "csa todo: "+msg) }
 			sum, err := todo.Run(cmd.Context(), s, id, agents, todo.RunOptions{Parallel: parallel, Say: say})
 			if err != nil {

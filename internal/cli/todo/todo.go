@@ -5,12 +5,10 @@ package todo
 
 import (
 	"errors"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/todo"
 )
 
@@ -53,15 +51,11 @@ implementing -> approved and done -> implementing too).`,
 
 // store is the plan store of the current directory's project.
 func store(f *cmdutil.Factory) (*todo.Store, string, error) {
-	cwd, err := filepath.Abs(".")
+	cwd, slug, err := f.CwdProject()
 	if err != nil {
 		return nil, "", err
 	}
-	root, err := f.ProjectRoot(cwd)
-	if err != nil {
-		return nil, "", err
-	}
-	return todo.Open(f.StateDir(), project.Slug(root), f.Getenv("PATH")), cwd, nil
+	return todo.Open(f.StateDir(), slug, f.Getenv("PATH")), cwd, nil
 }
 
 // resolve opens the store and finds the plan arg names.

@@ -1,4 +1,4 @@
-package todo
+package taskgraph
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // CSA runs tasks as `csa run -d` child processes: each a detached
-// session of its own, so it outlives a `todo run` that dies, and is waited
+// session of its own, so it outlives a scheduler that dies, and is waited
 // for with `csa wait`.
 type CSA struct {
 	Exe  string   // csa itself
@@ -37,8 +37,17 @@ func (c *CSA) Start(ctx context.Context, t *Task) (string, error) {
 	if t.Tier != "" {
 		args = append(args, "--tier", t.Tier)
 	}
+	if t.Model != "" {
+		args = append(args, "--model", t.Model)
+	}
+	if t.Dir != "" {
+		args = append(args, "--cd", t.Dir)
+	}
+	if t.Timeout > 0 {
+		args = append(args, "--timeout", t.Timeout.String())
+	}
 	args = append(args, "-") // the prompt on stdin: no size limit, not in ps
-	out, err := c.csa(ctx, args, t.PromptText())
+	out, err := c.csa(ctx, args, t.Prompt)
 	if err != nil {
 		return "", err
 	}
@@ -74,8 +83,11 @@ func (c *CSA) Wait(ctx context.Context, id string) (Outcome, error) {
 	}
 	s := res.Sessions[0]
 	o := Outcome{OK: out.ExitCode == 0, State: s.State, Reason: s.Reason}
-	if s.Failure != nil && o.Reason == "" {
-		o.Reason = s.Failure.Class
+	if s.Failure != nil {
+		o.Class = s.Failure.Class
+		if o.Reason == "" {
+			o.Reason = o.Class
+		}
 	}
 	return o, nil
 }

@@ -1,0 +1,133 @@
+package batch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const goodTOML = `# a diamond
+[[task]]
+id = "a"
+prompt = "lay the ground"
+
+[[task]]
+id = "b"
+name = "left"
+prompt = "left side"
+depends_on = ["a"]
+tool = "codex"
+model = "gpt-5"
+timeout = "10m"
+cwd = "sub"
+
+[[task]]
+id = "c"
+prompt = """right
+side"""
+tier = "main"
+depends_on = ["a"]
+`
+
+func TestParseTOML(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	tasks, err := Parse("b.toml", dir, []byte(goodTOML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 3 {
+		t.Fatalf("%d tasks, want 3", len(tasks))
+	}
+	b := tasks[1]
+	if b.ID != "b" || b.Name != "left" || b.Tool != "codex" || b.Model != "gpt-5" || b.Timeout != "10m" ||
+		b.Cwd != filepath.Join(dir, "sub") || len(b.DependsOn) != 1 || b.Line != 6 {
+		t.Errorf("task b: %+v", b)
+	}
+	if c := tasks[2]; c.Prompt != "right\nside" || c.Tier != "main" || c.Line != 16 {
+		t.Errorf("task c: %+v", c)
+	}
+	g := b.graphTask()
+	if g.Timeout.String() != "10m0s" || g.Dir != b.Cwd || g.After[0] != "a" || g.Prompt != "left side" {
+		t.Errorf("graph task %+v", g)
+	}
+}
+
+const goodJSON = `{
+  "tasks": [
+    {"id": "a", "prompt": "first"},
+    {
+      "id": "b", "prompt": "second",
+      "depends_on": ["a"], "tool": "claude-code"
+    }
+  ]
+}`
+
+func TestParseJSON(t *testing.T) {
+	for name, text := range map[string]string{
+		"object": goodJSON,
+		"array":  "[\n {\"id\": \"a\", \"prompt\": \"first\"},\n\n {\"id\": \"b\", \"prompt\": \"second\", \"depends_on\": [\"a\"], \"tool\": \"claude-code\"}\n]",
+	} {
+		tasks, err := Parse("b.json", "/", []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(tasks) != 2 || tasks[1].DependsOn[0] != "a" || tasks[1].Tool != "claude-code" {
+			t.Errorf("%s: %+v", name, tasks)
+		}
+		want := map[string][2]int{"object": {3, 4}, "array": {2, 4}}[name]
+		if tasks[0].Line != want[0] || tasks[1].Line != want[1] {
+			t.Errorf("%s: lines %d, %d; want %v", name, tasks[0].Line, tasks[1].Line, want)
+		}
+	}
+	// No extension: JSON by its first character.
+	if tasks, err := Parse("tasks", "/", []byte(goodJSON)); err != nil || len(tasks) != 2 {
+		t.Errorf("sniffed JSON: %v %v", tasks, err)
+	}
+}
+
+func TestParseRefusals(t *testing.T) {
+	for _, tc := range []struct{ file, text, want string }{
+		// TOML
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ncolour = \"red\"\n",
+			`b.toml:4: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.toml", "[[tasks]]\nid = \"a\"\n", `b.toml:1: unknown key "tasks": tasks are [[task]] tables`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[[task]]\nid = \"a\"\nprompt = \"q\"\n", "b.toml:4: task a is already defined at line 1"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"z\"]\n", "b.toml:1: task a depends on unknown task z"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"b\"]\n[[task]]\nid = \"b\"\nprompt = \"p\"\ndepends_on = [\"a\"]\n",
+			"b.toml:1: cycle: a -> b -> a (a at line 1, b at line 5)"},
+		{"b.toml", "[[task]]\nprompt = \"p\"\n", "b.toml:1: task 1 has no id"},
+		{"b.toml", "[[task]]\nid = \"a b\"\nprompt = \"p\"\n", `b.toml:1: task id "a b": use letters, digits, '_', '.' and '-', beginning with a letter or digit`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"  \"\n", "b.toml:1: task a has no prompt"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntool = \"codex\"\ntier = \"main\"\n", "b.toml:1: task a: give tool or tier, not both"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntool = \"gpt\"\n", `b.toml:1: task a: unknown tool "gpt" (known tools: claude-code, codex, gemini-cli, opencode, csa-agent, auto)`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntimeout = \"10\"\n", `b.toml:1: task a: timeout "10": want a positive duration such as 90s or 10m`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ncwd = \"nowhere\"\n", "b.toml:1: task a: cwd /base/nowhere is not a directory"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"\"]\n", "b.toml:1: task a: an empty id in depends_on"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = \"b\"\n", "b.toml:4: cannot decode TOML string into struct field batch.Task.DependsOn of type []string"},
+		{"b.toml", "[[task]]\nid = \"a\nprompt = \"p\"\n", "b.toml:2: basic strings cannot have new lines"},
+		{"b.toml", "# nothing\n", `b.toml: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
+		// JSON
+		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.json", "{\n\"task\": []}", `b.json:2: unknown key "task": want "tasks"`},
+		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"p\", \"depends_on\": [\"b\"]}]", "b.json:2: cycle: b -> b (b at line 2)"},
+		{"b.json", "[{\"id\": \"a\",\n \"prompt\": 3}]", "b.json:2: task 1: prompt: want string, not number"},
+		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n 7]", "b.json:2: task 2 is not an object"},
+		{"b.json", "[{\"id\": \"a\",\n \"prompt\": \"p\",}]", "b.json:2: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"}]\n[]", "b.json:2: text after the tasks"},
+		{"b.json", "[]", `b.json: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
+	} {
+		_, err := Parse(tc.file, "/base", []byte(tc.text))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got %v\nwant %s", tc.text, err, tc.want)
+		}
+	}
+}
+
+func TestReadFileMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none.toml")
+	_, err := ReadFile(path)
+	if want := path + ": cannot read it: no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
