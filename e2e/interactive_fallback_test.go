@@ -26,10 +26,12 @@ func TestRealInteractiveFallback(t *testing.T) {
 				t.Fatalf("the answer is not in the pane:\n%s", out)
 			}
 			w.send(id, "e2e interactive second")
+			// Without hooks the classifier judges by CPU and output: on a
+			// loaded machine an agent starved while its request is out can
+			// look quiet for a moment. The answer is what is waited for,
+			// then the state it leaves the agent in.
+			w.waitPane(id, "pears")
 			w.waitState(id, "waiting_input")
-			if out, _, _ := w.csa("logs", id); !strings.Contains(out, "pears") {
-				t.Fatalf("the follow-up's answer is not in the pane:\n%s", out)
-			}
 			t0 = time.Now()
 			if _, code, stderr := w.csa("kill", id); code != 0 {
 				t.Fatalf("kill: exit %d: %s", code, stderr)

@@ -120,6 +120,22 @@ func (w *world) waitState(id, state string) {
 	}
 }
 
+// waitPane waits (bounded) until the session's pane shows text.
+func (w *world) waitPane(id, text string) {
+	w.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		out, _, _ := w.csa("logs", id)
+		if strings.Contains(out, text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%q never appeared in the pane:\n%s\nmodel server saw: %s", text, out, w.requests())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // noneLeft checks that no process of this test's csa state is alive and
 // that the tmux server has gone with its last session.
 func (w *world) noneLeft(id string, panePID int, socket string) {
