@@ -276,18 +276,28 @@ func connectedServers(r agentResult) int {
 // tools and returns the time that took, with the session (for calls).
 func directMCP(b *testing.B, everything string) (time.Duration, *mcp.ClientSession) {
 	b.Helper()
+	d, cs, err := startDirect(everything)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d, cs
+}
+
+// startDirect is directMCP for any goroutine.
+func startDirect(everything string) (time.Duration, *mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
 		Connect(ctx, &mcp.CommandTransport{Command: exec.Command(everything), TerminateDuration: 50 * time.Millisecond}, nil) // closed: not timed
 	if err != nil {
-		b.Fatal(err)
+		return 0, nil, err
 	}
 	if _, err := cs.ListTools(ctx, nil); err != nil {
-		b.Fatal(err)
+		cs.Close()
+		return 0, nil, err
 	}
-	return time.Since(t0), cs
+	return time.Since(t0), cs, nil
 }
 
 // BenchmarkAgentMCPStart: `csa-agent -p` from its start to its result
@@ -322,12 +332,16 @@ func BenchmarkAgentMCPStart(b *testing.B) {
 		t0 := time.Now()
 		var wg sync.WaitGroup
 		css := make([]*mcp.ClientSession, n)
+		errs := make([]error, n)
 		for i := range n {
-			wg.Go(func() { _, css[i] = directMCP(b, everything) })
+			wg.Go(func() { _, css[i], errs[i] = startDirect(everything) })
 		}
 		wg.Wait()
 		d := time.Since(t0)
-		for _, cs := range css {
+		for i, cs := range css {
+			if errs[i] != nil {
+				b.Fatal(errs[i])
+			}
 			cs.Close()
 		}
 		return d
