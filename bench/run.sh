@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every csa performance benchmark and prints one table of the figures
-# against the targets (see docs/performance.md). About 4-7 minutes on 2 cores
+# against the targets (see docs/performance.md). About 5-9 minutes on 2 cores
 # (the real-agent benchmarks need `make agents` first).
 #
 #   bench/run.sh            # everything
@@ -53,6 +53,7 @@ bench 'SupervisorRSS' "${rss}x"
 bench 'StatusAll' 20x # 50 interactive sessions in tmux
 bench 'AgentOverhead' 10x # the real programs (make agents), pairs of 0.3-5 s runs: ~4 min
 bench 'MCPMemory|MCPLatency|MCPRouting' 1x # the MCP hub with npm servers (make mcp-servers): ~25 s
+bench 'AgentHooks|AgentMCPStart|AgentMCPCall|AgentFrontEnds' 10x # csa-agent's extension points (make mcp-servers): ~1.5 min
 bench 'Failover' 5x       # a tier whose first model is each real program answering 429: ~2 min
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
