@@ -114,6 +114,15 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if o.Enter {
+		if text != "" {
+			// An interface that has not taken the paste in yet (a busy
+			// machine) takes an Enter with it as part of the paste, or drops
+			// it: the Enter waits for the paste's echo, then the agent's own
+			// settling delay.
+			if err := waitEcho(ctx, dir, before); err != nil {
+				return err
+			}
+		}
 		if text != "" && sp.SubmitDelay > 0 {
 			if err := interrupt.Pause(ctx, sp.SubmitDelay); err != nil {
 				return err
@@ -204,6 +213,21 @@ func submits(keys []string) bool {
 		}
 	}
 	return false
+}
+
+// echoBound bounds the wait for a paste's echo: an interface that echoes
+// nothing gets its Enter after it.
+const echoBound = 5 * time.Second
+
+// waitEcho waits until the pane's log has grown past before (the agent
+// drew the pasted text), or echoBound.
+func waitEcho(ctx context.Context, dir string, before int64) error {
+	for deadline := time.Now().Add(echoBound); paneLogSize(dir) <= before && time.Now().Before(deadline); {
+		if err := interrupt.Pause(ctx, 10*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func paneLogSize(dir string) int64 {
