@@ -2,6 +2,8 @@ package batch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/csa-dev/csa/internal/taskgraph"
@@ -69,8 +71,17 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 	return sum, nil
 }
 
+// Sessions reads how a run ended from the session store.
+type Sessions interface {
+	// Ended tells whether session id has ended, how and when;
+	// taskgraph.ErrNoSession when it no longer exists.
+	Ended(id string) (o taskgraph.Outcome, at time.Time, ended bool, err error)
+}
+
 // Status is what batch id's journal says, and whether a csa batch runs it.
-func Status(s *Store, id string) (*Summary, error) {
+// A run the journal shows started but not ended is looked up in sessions:
+// its csa batch may have been killed while the run went on to its end.
+func Status(s *Store, id string, sessions Sessions) (*Summary, error) {
 	b, prog, err := s.load(id)
 	if err != nil {
 		return nil, err
@@ -83,11 +94,13 @@ func Status(s *Store, id string) (*Summary, error) {
 			r.SessionID, r.Started, r.Ended = p.Session, p.Started, p.Ended
 			switch {
 			case p.Outcome == nil:
-				r.Outcome = taskgraph.Running
+				settle(&r, sessions)
 			case p.Outcome.OK:
 				r.Outcome = taskgraph.DoneBefore
 			default:
 				r.Outcome, r.Class, r.Reason = taskgraph.Failed, p.Outcome.Class, p.Outcome.Why()
+			}
+			if r.Outcome == taskgraph.Failed {
 				why[t.ID] = t.ID
 			}
 		}
@@ -124,4 +137,25 @@ func (s *Store) load(id string) (*Batch, map[string]*progress, error) {
 	}
 	prog, err := replay(s.dir(id))
 	return b, prog, err
+}
+
+// settle reports a run the journal left open as the session store has it:
+// ended (completed or failed, with its reason), still running, or gone.
+func settle(r *taskgraph.Result, sessions Sessions) {
+	r.Outcome = taskgraph.Running
+	if sessions == nil {
+		return
+	}
+	o, at, ended, err := sessions.Ended(r.SessionID)
+	switch {
+	case errors.Is(err, taskgraph.ErrNoSession):
+		r.Outcome, r.Reason = taskgraph.NotRun, fmt.Sprintf("its session %s no longer exists: csa batch resume runs it again", r.SessionID)
+	case err != nil:
+		r.Reason = fmt.Sprintf("cannot read its session: %v", err)
+	case !ended:
+	case o.OK:
+		r.Outcome, r.Ended = taskgraph.DoneBefore, at
+	default:
+		r.Outcome, r.Ended, r.Class, r.Reason = taskgraph.Failed, at, o.Class, o.Why()
+	}
 }

@@ -123,7 +123,7 @@ func TestRunFailureAndStatus(t *testing.T) {
 		t.Errorf("d blocked by %q, want b", sum.Tasks[3].BlockedBy)
 	}
 	// Status reads the same from the journal alone.
-	st, err := Status(s, b.ID)
+	st, err := Status(s, b.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestRunFailureAndStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Unlock()
-	if st, _ := Status(s, b.ID); st.State != Running {
+	if st, _ := Status(s, b.ID, nil); st.State != Running {
 		t.Errorf("state %s while held, want running", st.State)
 	}
 	if _, err := Run(context.Background(), s, b.ID, newAgents(), Options{}); !errors.Is(err, ErrBusy) {
@@ -171,12 +171,42 @@ func TestRunResumesFromJournal(t *testing.T) {
 	f, _ := os.OpenFile(journalPath(s.dir(b.ID)), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"event":"started","task":"c","sess`)
 	f.Close()
-	st, err := Status(s, b.ID)
+	st, err := Status(s, b.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := states(st), "a=completed b=running c=not_run d=not_run e=failed"; got != want || st.State != Stopped {
 		t.Errorf("status before resume: %s (%s), want %s (stopped)", got, st.State, want)
+	}
+	// The session store tells how b's run ended since: completed, or
+	// failed (blocking the tasks after it), or gone (resume reruns it).
+	at2 := at.Add(9 * time.Second)
+	for _, c := range []struct {
+		ses        fakeSessions
+		want, why  string
+		class, blk string
+	}{
+		{fakeSessions{"OLD-b": {o: taskgraph.Outcome{OK: true, State: "completed"}, ended: true}}, "a=completed b=completed c=not_run d=not_run e=failed", "", "", ""},
+		{fakeSessions{"OLD-b": {o: taskgraph.Outcome{State: "failed", Class: "crashed", Reason: "program exited with status 3"}, ended: true}},
+			"a=completed b=failed c=blocked d=blocked e=failed", "failed: program exited with status 3", "crashed", "b"},
+		{fakeSessions{"OLD-b": {}}, "a=completed b=running c=not_run d=not_run e=failed", "", "", ""},
+		{fakeSessions{}, "a=completed b=not_run c=not_run d=not_run e=failed", "its session OLD-b no longer exists: csa batch resume runs it again", "", ""},
+	} {
+		for k, v := range c.ses {
+			v.at = at2
+			c.ses[k] = v
+		}
+		st, err := Status(s, b.ID, c.ses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bt := st.Tasks[1]
+		if got := states(st); got != c.want || bt.Reason != c.why || bt.FailureClass != c.class || st.Tasks[2].BlockedBy != c.blk {
+			t.Errorf("status with %v: %s, b %+v, c %+v; want %s (b: %q %q)", c.ses, got, bt, st.Tasks[2], c.want, c.class, c.why)
+		}
+		if bt.State == Completed && bt.DurationMS != 9000 {
+			t.Errorf("b's duration %d ms, want 9000 (from the session's end)", bt.DurationMS)
+		}
 	}
 	ag := newAgents()
 	ag.ended["OLD-b"] = taskgraph.Outcome{OK: true, State: "completed"}
@@ -221,4 +251,19 @@ func TestResolve(t *testing.T) {
 	if _, err := s.Resolve(b.ID[:2]); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
 		t.Errorf("Resolve(2 chars) = %v, want ambiguous", err)
 	}
+}
+
+// fakeSessions is a session store: what is in it has ended or not.
+type fakeSessions map[string]struct {
+	o     taskgraph.Outcome
+	at    time.Time
+	ended bool
+}
+
+func (f fakeSessions) Ended(id string) (taskgraph.Outcome, time.Time, bool, error) {
+	s, ok := f[id]
+	if !ok {
+		return taskgraph.Outcome{}, time.Time{}, false, taskgraph.ErrNoSession
+	}
+	return s.o, s.at, s.ended, nil
 }

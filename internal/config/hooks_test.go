@@ -2,6 +2,10 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +78,38 @@ func TestLoadHooksErrorsNameFileAndLine(t *testing.T) {
 				t.Fatalf("err = %q, want it to hold %q", got, p+tc.want)
 			}
 		})
+	}
+}
+
+func TestHooksTemplateRunsNothingAndEveryBlockLoads(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hooks.toml")
+	if err := os.WriteFile(path, []byte(HooksTemplate()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadHooksFiles("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Hooks, Hooks{}) {
+		t.Errorf("the template sets hooks: %+v", l.Hooks)
+	}
+	on := regexp.MustCompile(`(?m)^# (\[\[[a-z_]+\]\]|[a-z_]+ = .*)$`).ReplaceAllString(HooksTemplate(), "$1")
+	if err := os.WriteFile(path, []byte(on), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err = LoadHooksFiles("", path)
+	if err != nil {
+		t.Fatalf("uncommented template: %v\n%s", err, on)
+	}
+	h := l.Hooks
+	for name, n := range map[string]int{"pre_session": len(h.PreSession), "pre_run": len(h.PreRun), "post_run": len(h.PostRun),
+		"session_complete": len(h.SessionComplete), "on_failover": len(h.OnFailover), "prompt_guard": len(h.PromptGuards)} {
+		if n != 1 {
+			t.Errorf("uncommented template has %d %s, want 1", n, name)
+		}
+	}
+	if h.PreRun[0].Timeout.Std() != 10*time.Second || h.PromptGuards[0].MaxBytes != 16384 {
+		t.Errorf("uncommented template: %+v", h)
 	}
 }

@@ -29,6 +29,8 @@ func Template() string {
 	line("# Settings here override the global file (~/.config/csa/config.toml):")
 	line("# tables merge key by key, arrays are replaced whole. Every setting below")
 	line("# is commented out and shows its default; uncomment a line to change it.")
+	line("# Hooks and prompt guards (commands run around each run) are in hooks.toml")
+	line("# beside this file; csa init writes a commented one.")
 	line("")
 	set("max_recursion_depth", fmt.Sprintf("How deep csa runs may nest when agents start csa (%d-%d).", MinRecursionDepth, MaxRecursionDepth))
 	line("# Tiers: named lists of model specs \"tool/provider/model/thinking\" for csa run --tier NAME,")

@@ -49,7 +49,7 @@ func (ob *Observer) Observe(ctx context.Context, targets []Target) []Observation
 func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 	st := t.State
 	o := Observation{
-		Now: ob.Now(), StartedAt: st.CreatedAt, Record: st.Status, RecordReason: st.Reason,
+		Now: ob.Now(), StartedAt: st.CreatedAt, Record: st.Status, RecordReason: recordReason(st),
 		WrapperAlive: t.WrapperAlive,
 	}
 	if !st.StartedAt.IsZero() {
@@ -107,7 +107,7 @@ func (o Observation) catchUp(t Target) Observation {
 		return o
 	}
 	if st, err := t.Reload(); err == nil && st.Status.Ended() {
-		o.Record, o.RecordReason = st.Status, st.Reason
+		o.Record, o.RecordReason = st.Status, recordReason(st)
 		*t.State = *st
 	}
 	return o
@@ -140,4 +140,13 @@ func (ob *Observer) serverPanes(ctx context.Context, socket string) (map[string]
 	}
 	ob.panes[socket] = p
 	return p, nil
+}
+
+// recordReason is the recorded reason of a session's end, naming a hook's
+// refusal as such: its agent never started, and nothing crashed.
+func recordReason(st *session.State) string {
+	if f := st.Failure; f != nil && f.Class == session.FailRefused {
+		return "refused: " + st.Reason
+	}
+	return st.Reason
 }

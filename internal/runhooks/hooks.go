@@ -105,3 +105,15 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // Has tells whether any hook fires at ev.
 func (s *Set) Has(ev Event) bool { return s != nil && len(s.Hooks[ev]) > 0 }
+
+// Bound is the longest the hooks of ev can take together: each to its
+// timeout and its kill grace.
+func (s *Set) Bound(ev Event) time.Duration {
+	var d time.Duration
+	if s != nil {
+		for _, h := range s.Hooks[ev] {
+			d += h.Timeout + killGrace
+		}
+	}
+	return d
+}

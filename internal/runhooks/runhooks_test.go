@@ -138,3 +138,16 @@ func TestFromConfigDefaultsAndSwitches(t *testing.T) {
 		t.Fatalf("both off: %+v", s)
 	}
 }
+
+func TestBoundSumsTimeoutsAndKillGraces(t *testing.T) {
+	s := &Set{Hooks: map[Event][]Hook{PreRun: {{Command: "a", Timeout: time.Second}, {Command: "b", Timeout: 3 * time.Second}}}}
+	if got, want := s.Bound(PreRun), 4*time.Second+2*killGrace; got != want {
+		t.Fatalf("Bound(pre_run) = %s, want %s", got, want)
+	}
+	if got := s.Bound(PostRun); got != 0 {
+		t.Fatalf("Bound(post_run) = %s, want 0", got)
+	}
+	if got := (*Set)(nil).Bound(PreRun); got != 0 {
+		t.Fatalf("nil Bound = %s, want 0", got)
+	}
+}

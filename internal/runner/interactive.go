@@ -13,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/shellquote"
 	"github.com/csa-dev/csa/internal/tmux"
@@ -30,12 +31,25 @@ type Pane struct {
 // PrepareInteractive creates an interactive session in state pending: its
 // spec, the agent's environment, hook settings and first turn record. The
 // supervisor lock is held until StartPane hands it to the pane wrapper.
-func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
+// The pre_session hooks and the prompt guards run here, as for a headless
+// run; their output joins the first prompt when one is given (without one
+// there is no prompt to add to: the hooks still run, and may refuse).
+func PrepareInteractive(ctx context.Context, store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
 	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
 		return nil, err
 	}
 	dir := store.Dir(st.ID)
+	var prelude []runhooks.Result
+	if req.Hooks != nil {
+		interrupt.Ready(ctx) // an interrupt stops the hooks, not csa alone
+		st.Model, st.Cwd = req.Model, req.Cwd
+		if req.Prompt != "" {
+			req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, true, HookVars(store, st), req.hookEnv(store, st))
+		} else {
+			prelude = req.Hooks.Fire(ctx, runhooks.PreSession, HookVars(store, st), req.hookEnv(store, st))
+		}
+	}
 	inv, err := agents.BuildInteractive(req.Tool, agents.InteractiveRequest{
 		Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, Yolo: req.Yolo, Root: os.Geteuid() == 0,
 		NewSessionID: session.NewUUID(), Dir: dir, MCP: req.mcpFor(), Getenv: req.programEnv,
@@ -56,6 +70,7 @@ func PrepareInteractive(store *session.Store, req Request, pane Pane, now time.T
 		Env: append(append([]string(nil), req.ToolEnv...), inv.Env...), Cwd: req.Cwd,
 		Grace: req.Grace, Sandbox: req.Sandbox, SubmitDelay: time.Duration(inv.SubmitDelayMS) * time.Millisecond,
 		ReadyDelay: time.Duration(inv.ReadyMS) * time.Millisecond, ReadyHook: inv.ReadyHook,
+		Hooks: req.Hooks, Prelude: append(append([]runhooks.Result(nil), req.Inherited...), prelude...),
 	}
 	// The pane log is created here, private: tmux's `cat >>` would create
 	// it with the server's umask.
@@ -106,14 +121,16 @@ func StartPane(ctx context.Context, store *session.Store, run *Run, pane Pane) (
 	// The slot, if any, stays with this process's exit; the wrapper takes
 	// over liveness through the supervisor lock.
 	run.Release()
-	deadline := time.Now().Add(10 * time.Second)
+	// The wrapper fires the pre_run hooks before it starts the agent.
+	bound := 10*time.Second + run.Spec.Hooks.Bound(runhooks.PreRun)
+	deadline := time.Now().Add(bound)
 	for {
 		st, err := store.Load(id)
 		if err == nil && st.Status != session.Pending {
 			return st, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			why := "its pane wrapper did not start the agent within 10s"
+			why := fmt.Sprintf("its pane wrapper did not start the agent within %s", bound)
 			if ctx.Err() != nil {
 				why = "csa run -i was " + context.Cause(ctx).Error() + " while its pane started"
 			}

@@ -82,8 +82,13 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 	if end := l.killedEarly(); end != nil {
 		return w.end(l, nil, end)
 	}
+	// The hooks start from the environment the agent gets.
+	w.sup.BaseEnv = decodeEnv(base)
+	if end := l.preRun(ctx); end != nil {
+		return w.end(l, nil, end)
+	}
 	err = l.start(ctx, proc.Spec{
-		Dir: sp.Cwd, InTerminal: true, Env: ChildEnv(decodeEnv(base), st, w.dir, sp.Env),
+		Dir: sp.Cwd, InTerminal: true, Env: ChildEnv(w.sup.BaseEnv, st, w.dir, sp.Env),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 	}, sp.Program, sp.Args)
 	if err == nil {

@@ -106,13 +106,18 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 	}
 	// A tool named (by the step, the front matter or a delegation) is
 	// run with the model given; otherwise the tier picks both.
-	tier := ""
+	// A tier picks the model too: the front matter's model goes with a
+	// tool only (csa run --tier would ignore it).
+	tier, model := "", orDefault(s.Model, r.info.Plan.Model)
 	if tool == "" {
 		tier = orDefault(s.Tier, r.info.Plan.Tier)
 	}
+	if tier != "" {
+		model = ""
+	}
 	args := []string{"run", "-d", "--json"}
 	for _, kv := range [][2]string{{"--tool", tool}, {"--tier", tier},
-		{"--model", orDefault(s.Model, r.info.Plan.Model)}, {"--timeout", s.Timeout}} {
+		{"--model", model}, {"--timeout", s.Timeout}} {
 		if kv[1] != "" {
 			args = append(args, kv[0], kv[1])
 		}

@@ -362,6 +362,10 @@ func (s *Step) setBody(body string, pos Pos) error {
 		body = strings.TrimSuffix(strings.TrimPrefix(body, "```sh\n"), "```")
 	default:
 		s.Kind = KindAgent
+		if s.Tier != "" && s.Model != "" && s.Tool == "" {
+			// csa run --tier picks the model; one given too would be ignored.
+			return errorf(s.Pos, "step %d: a Tier picks its own model: give Tool and Model, or Tier alone", s.Num)
+		}
 		if body == "" {
 			return errorf(s.Pos, "step %d: no prompt (the text under the heading), nor a ```sh block", s.Num)
 		}

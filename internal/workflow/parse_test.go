@@ -126,6 +126,7 @@ func TestCompileErrorsAtFileLine(t *testing.T) {
 		{"dash front matter", "---\nname = \"x\"\n---\n", "wf.md:1: front matter is TOML between +++ lines"},
 		{"unknown front matter key", "+++\nname = \"x\"\nowner = \"me\"\n+++\n## Step 1: A\nhi\n", "wf.md:3: unknown front matter key \"owner\""},
 		{"unterminated ref", "## Step 1: A\nhi ${oops\n", "unterminated ${"},
+		{"tier with model", "## Step 1: A\nTier: main\nModel: m\nhi\n", "wf.md:1: step 1: a Tier picks its own model"},
 		{"delegate shell", "## Step 1: A\nOnFail: delegate codex\n```sh\necho\n```\n", "a shell step has no Tool, Tier, Model or OnFail delegate"},
 	}
 	for _, c := range cases {

@@ -4,6 +4,7 @@
 package batch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/batch"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
@@ -142,7 +144,20 @@ or stopped (tasks are left: csa batch resume ID).`,
 			if err != nil {
 				return err
 			}
-			sum, err := batch.Status(s, id)
+			b, err := s.Get(id)
+			if err != nil {
+				return err
+			}
+			// Its runs are sessions of the project it ran in.
+			root, err := f.ProjectRoot(b.Dir)
+			if err != nil {
+				return err
+			}
+			store, err := f.Store(root)
+			if err != nil {
+				return err
+			}
+			sum, err := batch.Status(s, id, &sessions{f: f, ctx: cmd.Context(), store: store})
 			if err != nil {
 				return err
 			}
@@ -219,4 +234,28 @@ func classify(err error) error {
 		return cmdutil.Refused("busy", err)
 	}
 	return err
+}
+
+// sessions reads a batch's runs from the session store of the project it
+// ran in, each as csa wait sees it (a run whose supervisor died is
+// settled crashed).
+type sessions struct {
+	f     *cmdutil.Factory
+	ctx   context.Context
+	store *session.Store
+}
+
+func (s *sessions) Ended(id string) (taskgraph.Outcome, time.Time, bool, error) {
+	st, err := s.f.Current(s.ctx, s.store, id)
+	var nf *session.NotFoundError
+	if errors.As(err, &nf) {
+		return taskgraph.Outcome{}, time.Time{}, false, fmt.Errorf("session %s: %w", id, taskgraph.ErrNoSession)
+	}
+	if err != nil {
+		return taskgraph.Outcome{}, time.Time{}, false, err
+	}
+	if !st.Status.Ended() {
+		return taskgraph.Outcome{}, time.Time{}, false, nil
+	}
+	return taskgraph.OutcomeOf(st), st.EndedAt, true, nil
 }

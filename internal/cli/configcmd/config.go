@@ -74,17 +74,21 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		},
 	}, &cobra.Command{
 		Use:   "validate",
-		Short: "Check the configuration files; errors name the file, line and key",
+		Short: "Check the configuration and hooks files; errors name the file, line and key",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			l, err := load()
+			l, root, err := f.CwdConfig()
 			if err != nil {
 				return err
 			}
-			if f.JSON {
-				return f.IO.PrintJSON(map[string]any{"valid": true, "sources": cmdutil.ConfigSources(l)})
+			if _, err := f.Hooks(root); err != nil {
+				return err
 			}
-			for _, s := range l.Sources {
+			hooks := cmdutil.HooksSources(root)
+			if f.JSON {
+				return f.IO.PrintJSON(map[string]any{"valid": true, "sources": cmdutil.ConfigSources(l), "hooks_sources": hooks})
+			}
+			for _, s := range append(cmdutil.ConfigSources(l), hooks...) {
 				if s.Exists {
 					fmt.Fprintf(f.IO.Out, "%s: ok\n", s.Path)
 				}

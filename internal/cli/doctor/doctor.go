@@ -2,6 +2,7 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -23,6 +24,8 @@ type Report struct {
 	// ToolsConfig says what the tools were probed with when the
 	// configuration does not load: "global", "project" or "defaults".
 	ToolsConfig string                 `json:"tools_config,omitempty"`
+	HooksFiles  []cmdutil.ConfigSource `json:"hooks_files"`
+	HooksError  string                 `json:"hooks_error,omitempty"`
 	Tools       []cmdutil.ToolStatus   `json:"tools"`
 	Sandbox     *resource.Capabilities `json:"sandbox"`
 }
@@ -35,7 +38,7 @@ func NewCmd(f *cmdutil.Factory, version string) *cobra.Command {
 		Long: `Show csa's version, state directory, project root, config files, sandbox
 layers and tools. When the configuration does not load, the report says why,
 probes the tools with the config file that does load on its own (else the
-defaults), and csa doctor exits 2.`,
+defaults), and csa doctor exits 2; as it does when a hooks.toml is malformed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := f.ProjectRoot(".")
@@ -52,6 +55,11 @@ defaults), and csa doctor exits 2.`,
 			} else {
 				cfg, r.ConfigFiles = l.Config, cmdutil.ConfigSources(l)
 			}
+			r.HooksFiles = cmdutil.HooksSources(root)
+			_, hooksErr := f.Hooks(root)
+			if hooksErr != nil {
+				r.HooksError = hooksErr.Error()
+			}
 			r.Tools = cmdutil.ProbeTools(cmd.Context(), &cfg)
 			r.Sandbox = f.ProbeAgain()
 			if f.JSON {
@@ -61,8 +69,8 @@ defaults), and csa doctor exits 2.`,
 			} else {
 				print(f, &r)
 			}
-			if cfgErr != nil {
-				return &cmdutil.Error{Code: "config", Exit: cmdutil.ExitUsage, Err: cfgErr}
+			if err := errors.Join(cfgErr, hooksErr); err != nil {
+				return &cmdutil.Error{Code: "config", Exit: cmdutil.ExitUsage, Err: err}
 			}
 			return nil
 		},
@@ -118,6 +126,16 @@ func print(f *cmdutil.Factory, r *Report) {
 	}
 	if r.ConfigError != "" {
 		fmt.Fprintf(w, "config error: %s\n", r.ConfigError)
+	}
+	for _, s := range r.HooksFiles {
+		state := "not present"
+		if s.Exists {
+			state = "found"
+		}
+		fmt.Fprintf(w, "hooks (%s): %s (%s)\n", s.Scope, s.Path, state)
+	}
+	if r.HooksError != "" {
+		fmt.Fprintf(w, "hooks error: %s\n", r.HooksError)
 	}
 	fmt.Fprintf(w, "sandbox: best layer %s\n", r.Sandbox.Best)
 	for _, l := range r.Sandbox.Layers {

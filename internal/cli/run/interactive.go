@@ -37,13 +37,17 @@ func (j *job) spawn(ctx context.Context, req *runner.Request) error {
 		return err
 	}
 	pane := runner.Pane{Server: srv, CsaExe: exe, Env: o.F.Environ(), Width: cfg.Interactive.Width, Height: cfg.Interactive.Height}
-	r, err := runner.PrepareInteractive(store, *req, pane, o.F.Now())
+	r, err := runner.PrepareInteractive(ctx, store, *req, pane, o.F.Now())
 	if err != nil {
 		return err
 	}
 	st, err := runner.StartPane(ctx, store, r, pane)
 	if err != nil {
 		return err
+	}
+	if st.Failure != nil && st.Failure.Class == session.FailRefused {
+		// A hook refused the session: its agent never started.
+		return cmdutil.Refused("hook_refused", fmt.Errorf("session %s refused: %s", st.ID, st.Failure.Message))
 	}
 	if st.Status == session.Failed {
 		return cmdutil.Refused("start_failed", fmt.Errorf("session %s did not start: %s", st.ID, st.Reason))
