@@ -48,7 +48,7 @@ type Meta struct {
 // the first state is written, so it is never mistaken for a crashed one.
 func Begin(store *session.Store, m Meta, now func() time.Time) (*Session, error) {
 	t := now().UTC()
-	st, h, err := runner.NewSession(store, m.Kind, m.Parent, m.ProjectRoot, t)
+	st, h, err := runner.NewSession(store, "", m.Kind, m.Parent, m.ProjectRoot, t)
 	if err != nil {
 		return nil, err
 	}

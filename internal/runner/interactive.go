@@ -35,7 +35,7 @@ type Pane struct {
 // run; their output joins the first prompt when one is given (without one
 // there is no prompt to add to: the hooks still run, and may refuse).
 func PrepareInteractive(ctx context.Context, store *session.Store, req Request, pane Pane, now time.Time) (*Run, error) {
-	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
+	st, h, err := NewSession(store, req.SessionID, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ import (
 
 // Request is a run as the command line asks for it, already validated.
 type Request struct {
+	// SessionID names the new session ("" a fresh ULID); a session of
+	// that id that exists is a session.ExistsError.
+	SessionID   string
 	Tool        agents.Tool
 	Program     string // resolved program path
 	Model       string
@@ -108,7 +111,7 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	st, h, err := NewSession(store, string(req.Tool), req.Parent, req.ProjectRoot, now)
+	st, h, err := NewSession(store, req.SessionID, string(req.Tool), req.Parent, req.ProjectRoot, now)
 	if err != nil {
 		return nil, err
 	}
@@ -315,10 +318,13 @@ func Adopt(store *session.Store, id string, h *lock.Holder) (*Run, error) {
 // tool with the caller's genealogy, its directory, and its supervisor lock,
 // taken before any state is written (so the session is never mistaken for
 // a crashed one) and held by the caller until it hands it on. Nothing is
-// saved yet.
-func NewSession(store *session.Store, tool string, parent *Parent, root string, now time.Time) (*session.State, *lock.Holder, error) {
+// saved yet. id names it ("" a fresh ULID; see session.Store.Create).
+func NewSession(store *session.Store, id, tool string, parent *Parent, root string, now time.Time) (*session.State, *lock.Holder, error) {
+	if id == "" {
+		id = session.NewID(now)
+	}
 	st := &session.State{
-		ID: session.NewID(now), Tool: tool, Status: session.Pending, ProjectRoot: root, CreatedAt: now.UTC(),
+		ID: id, Tool: tool, Status: session.Pending, ProjectRoot: root, CreatedAt: now.UTC(),
 	}
 	if p := parent; p != nil {
 		st.ParentID, st.ParentTool, st.Depth = p.SessionID, p.Tool, p.Depth+1

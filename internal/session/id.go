@@ -28,6 +28,22 @@ func NewID(now time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
 }
 
+// ParseID checks that s is a whole ULID that can name a new session
+// (case-insensitive) and returns it upper-cased, as csa names sessions.
+func ParseID(s string) (string, error) {
+	up, err := NormalizePrefix(s)
+	if err != nil {
+		return "", err
+	}
+	if len(up) != IDLen {
+		return "", &InvalidIDError{ID: s, Why: fmt.Sprintf("a new session's id is a whole ULID of %d characters", IDLen)}
+	}
+	if _, err := ulid.ParseStrict(up); err != nil {
+		return "", &InvalidIDError{ID: s, Why: err.Error()}
+	}
+	return up, nil
+}
+
 // crockford is the ULID alphabet; I, L, O and U are not in it.
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -65,24 +66,102 @@ func (s *Store) MakeDir(id string) error {
 		return fmt.Errorf("create session: bad id %q", id)
 	}
 	if err := os.Mkdir(s.Dir(id), fsutil.DirMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &ExistsError{ID: id}
+		}
 		return fmt.Errorf("create session: %w", err)
 	}
 	return nil
 }
 
 // Create makes a new session's directory and takes its supervisor lock,
-// leaving nothing behind when it cannot.
+// leaving nothing behind when it cannot. A stillborn directory of id (see
+// Stillborn) is taken over: the session is made there afresh. Any other
+// existing session of id is an ExistsError.
 func (s *Store) Create(id string) (*lock.Holder, error) {
-	if err := s.MakeDir(id); err != nil {
+	err := s.MakeDir(id)
+	var exists *ExistsError
+	if errors.As(err, &exists) {
+		return s.takeOver(id)
+	}
+	if err != nil {
 		return nil, err
 	}
 	h, err := lock.Acquire(s.Path(id, SupervisorLock))
 	if err != nil {
-		s.Remove(id)
+		if held, _ := lock.Held(s.Path(id, SupervisorLock)); !held {
+			s.Remove(id) // else whoever holds it took the directory over
+		}
 		return nil, err
 	}
 	return h, nil
 }
+
+// Stillborn reports whether id's directory is what a csa killed while it
+// created the session leaves: no state file was ever written and no live
+// process holds the supervisor lock. No agent ran for it: a detached run's
+// state is saved (and synced) before its supervisor starts, a foreground
+// run's state when its program starts (a program that outlived its csa
+// by a moment is ended by the run's keeper).
+func (s *Store) Stillborn(id string) bool {
+	if !s.noState(id) {
+		return false
+	}
+	if _, err := os.Stat(s.Dir(id)); err != nil {
+		return false
+	}
+	held, err := lock.Held(s.Path(id, SupervisorLock))
+	return err == nil && !held
+}
+
+// Taken is an ExistsError when id names a session that exists, or is
+// being created, and nil when Create(id) would make it: no directory, or a
+// stillborn one.
+func (s *Store) Taken(id string) error {
+	if _, err := os.Stat(s.Dir(id)); errors.Is(err, fs.ErrNotExist) || s.Stillborn(id) {
+		return nil
+	}
+	return &ExistsError{ID: id}
+}
+
+// takeOver makes the session in a stillborn directory of id: its
+// supervisor lock is taken first (so two takers cannot both win), then the
+// directory is checked still to hold no state, and emptied of what the
+// killed csa wrote.
+func (s *Store) takeOver(id string) (*lock.Holder, error) {
+	h, err := lock.Acquire(s.Path(id, SupervisorLock))
+	if err != nil {
+		return nil, &ExistsError{ID: id}
+	}
+	if !s.noState(id) {
+		h.Release()
+		return nil, &ExistsError{ID: id}
+	}
+	names, err := os.ReadDir(s.Dir(id))
+	if err != nil {
+		h.Release()
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	for _, n := range names {
+		if n.Name() != SupervisorLock {
+			if err := os.RemoveAll(filepath.Join(s.Dir(id), n.Name())); err != nil {
+				h.Release()
+				return nil, fmt.Errorf("create session: clear stillborn %s: %w", id, err)
+			}
+		}
+	}
+	return h, nil
+}
+
+func (s *Store) noState(id string) bool {
+	_, err := os.Stat(s.Path(id, StateFile))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// ExistsError reports a new session's id that names one that exists.
+type ExistsError struct{ ID string }
+
+func (e *ExistsError) Error() string { return fmt.Sprintf("session %s already exists", e.ID) }
 
 // Save writes st atomically. It is fsynced too, except for a running
 // state: if the machine dies mid-run the pending state that was synced

@@ -59,6 +59,7 @@ func Classify(err error) (code string, exit int) {
 	var inv *session.InvalidIDError
 	var amb *session.AmbiguousError
 	var nf *session.NotFoundError
+	var ex *session.ExistsError
 	var cfg *config.Error
 	var tool *agents.UnknownToolError
 	switch {
@@ -70,6 +71,8 @@ func Classify(err error) (code string, exit int) {
 		return "ambiguous_id", ExitUsage
 	case errors.As(err, &nf):
 		return "not_found", ExitUsage
+	case errors.As(err, &ex):
+		return "session_exists", ExitUsage
 	case errors.As(err, &cfg):
 		return "config", ExitUsage
 	case errors.As(err, &tool):

@@ -230,7 +230,7 @@ func (j *job) request(c choice) (*runner.Request, error) {
 		env = append(env, k+"="+v)
 	}
 	return &runner.Request{
-		Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
+		SessionID: o.SessionID, Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
 		Getenv: j.f.Getenv, Hooks: j.hooks, Environ: j.f.Environ(),

@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // Options are the parsed flags of `csa run`. They are read-only once
@@ -27,9 +28,11 @@ type Options struct {
 	IdleTimeout time.Duration
 	Detach      bool
 	Session     string // resume this session
-	Effort      string
-	Yolo        bool
-	Args        []string
+	// SessionID names the new session (a ULID; see checkSessionID).
+	SessionID string
+	Effort    string
+	Yolo      bool
+	Args      []string
 	// Verbose shows the program's own standard error live.
 	Verbose bool
 
@@ -85,6 +88,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "stop the run after this long without output (0: no limit)")
 	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return at once with the session id; a background csa supervises the run")
 	fl.StringVarP(&opts.Session, "session", "s", "", "continue this session (same tool, same provider session)")
+	fl.StringVar(&opts.SessionID, "session-id", "", "the new session's id, a ULID the caller chose (refused when it names a session that exists)")
 	fl.StringVar(&opts.Effort, "effort", "", "thinking or reasoning effort (e.g. low, medium, high)")
 	fl.BoolVar(&opts.Yolo, "yolo", true, "let the agent act without asking for approval; --yolo=false to ask (default: tools.NAME.yolo, true unless configured)")
 	// The default depends on the configuration: keep pflag from printing
@@ -148,6 +152,9 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	if err := o.checkSessionID(); err != nil {
+		return err
+	}
 	// A run supervised here finds its keeper now, while csa reads its
 	// configuration, rather than in series before the program.
 	var kept *keeper.Keeper
@@ -162,6 +169,13 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	j.keeper = kept
+	if o.SessionID != "" {
+		// Before any slot, hook or hub: a caller that finds its id taken
+		// (a runner resuming a launch it recorded) waits for that session.
+		if err := j.store.Taken(o.SessionID); err != nil {
+			return err
+		}
+	}
 	if o.Tier != "" {
 		return j.runTier(ctx)
 	}
@@ -192,6 +206,28 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	return j.finish(st)
+}
+
+// checkSessionID checks --session-id: a whole ULID (upper-cased here)
+// naming the one new session the run makes. A foreground tier run may make
+// several (each failover a session), so it takes one only with
+// --no-failover.
+func (o *Options) checkSessionID() error {
+	if o.SessionID == "" {
+		return nil
+	}
+	id, err := session.ParseID(o.SessionID)
+	if err != nil {
+		return err
+	}
+	o.SessionID = id
+	switch {
+	case o.Session != "":
+		return cmdutil.Usagef("--session-id names a new session: it cannot be used with --session, which continues one")
+	case o.Tier != "" && !o.Detach && !o.NoFailover:
+		return cmdutil.Usagef("--session-id with --tier needs --detach or --no-failover: a failover makes a session per model")
+	}
+	return nil
 }
 
 // checkInteractive refuses the flags an interactive session cannot honour.
