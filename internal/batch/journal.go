@@ -16,7 +16,7 @@ import (
 
 // record is one line of a batch's journal.
 type record struct {
-	Event   string    `json:"event"` // started, ended, finished
+	Event   string    `json:"event"` // starting, started, ended, finished
 	Task    string    `json:"task,omitempty"`
 	Session string    `json:"session,omitempty"`
 	At      time.Time `json:"at"`
@@ -79,6 +79,13 @@ func (j *journal) add(r record) error {
 	return nil
 }
 
+// Starting records the session a task's run is to be, before it is
+// launched: a csa batch killed before it records the run started leaves
+// no run unknown (resume launches that id again, or waits for it).
+func (j *journal) Starting(_ context.Context, t *taskgraph.Task, sid string, at time.Time) error {
+	return j.add(record{Event: "starting", Task: t.ID, Session: sid, At: at.UTC()})
+}
+
 func (j *journal) Started(_ context.Context, t *taskgraph.Task, sid string, at time.Time) error {
 	return j.add(record{Event: "started", Task: t.ID, Session: sid, At: at.UTC()})
 }
@@ -124,6 +131,8 @@ func replay(dir string) (map[string]*progress, error) {
 			return nil, fmt.Errorf("%s:%d: %v", journalPath(dir), i+1, err)
 		}
 		switch r.Event {
+		case "starting":
+			out[r.Task] = &progress{Session: r.Session}
 		case "started":
 			out[r.Task] = &progress{Session: r.Session, Started: r.At}
 		case "ended":

@@ -148,6 +148,8 @@ func settle(r *taskgraph.Result, sessions Sessions) {
 	}
 	o, at, ended, err := sessions.Ended(r.SessionID)
 	switch {
+	case errors.Is(err, taskgraph.ErrNoSession) && r.Started.IsZero():
+		r.Outcome, r.Reason = taskgraph.NotRun, fmt.Sprintf("its session %s was recorded but never made (csa batch stopped as it launched it): csa batch resume starts it as that session", r.SessionID)
 	case errors.Is(err, taskgraph.ErrNoSession):
 		r.Outcome, r.Reason = taskgraph.NotRun, fmt.Sprintf("its session %s no longer exists: csa batch resume runs it again", r.SessionID)
 	case err != nil:

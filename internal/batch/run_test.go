@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -25,13 +26,15 @@ func newAgents() *fakeRuns {
 	return &fakeRuns{prompt: map[string]string{}, ended: map[string]taskgraph.Outcome{}}
 }
 
-func (a *fakeRuns) Start(_ context.Context, t *taskgraph.Task) (string, error) {
+func (a *fakeRuns) Start(_ context.Context, t *taskgraph.Task, sid string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if _, ended := a.ended[sid]; ended || a.prompt[sid] != "" {
+		return fmt.Errorf("session %s: %w", sid, taskgraph.ErrSessionExists)
+	}
 	a.started = append(a.started, t.ID)
-	sid := "S-" + t.ID
 	a.prompt[sid] = t.Prompt
-	return sid, nil
+	return nil
 }
 
 func (a *fakeRuns) Wait(_ context.Context, sid string) (taskgraph.Outcome, error) {
@@ -106,7 +109,8 @@ prompt = "alone"
 
 func TestRunFailureAndStatus(t *testing.T) {
 	s, b := newBatch(t, failing)
-	sum, err := Run(context.Background(), s, b.ID, newAgents(), Options{Now: clock()})
+	ag := newAgents()
+	sum, err := Run(context.Background(), s, b.ID, ag, Options{Now: clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +120,7 @@ func TestRunFailureAndStatus(t *testing.T) {
 	if sum.State != Failed || sum.OK() || sum.Totals != (Totals{Tasks: 5, Completed: 2, Failed: 1, Blocked: 2}) {
 		t.Errorf("summary %+v", sum)
 	}
-	if bt := sum.Tasks[1]; bt.SessionID != "S-b" || bt.FailureClass != "crashed" || bt.Reason != "failed: exit status 1" || bt.DurationMS != 1000 {
+	if bt := sum.Tasks[1]; ag.prompt[bt.SessionID] != "fail" || bt.FailureClass != "crashed" || bt.Reason != "failed: exit status 1" || bt.DurationMS != 1000 {
 		t.Errorf("b: %+v", bt)
 	}
 	if sum.Tasks[3].BlockedBy != "b" {

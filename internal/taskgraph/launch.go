@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,53 +12,120 @@ import (
 	"github.com/csa-dev/csa/internal/proc"
 )
 
-// CSA runs tasks as `csa run -d` child processes: each a detached
-// session of its own, so it outlives a scheduler that dies, and is waited
-// for with `csa wait`.
-type CSA struct {
-	Exe  string   // csa itself
-	Env  []string // the children's environment
-	Dir  string   // their working directory
-	Tool string   // the tool of tasks that name neither tool nor tier ("" csa's default)
+// Launcher starts runs as `csa run -d` child processes: each a detached
+// session of its own, so it outlives a runner that dies. It is the one
+// launcher of csa's runners (todo run, batch, workflow).
+type Launcher struct {
+	Exe string   // csa itself
+	Env []string // the child's environment
+	Dir string   // its working directory
 	// Grace is how long a child csa gets after SIGTERM when ctx ends.
 	Grace time.Duration
 }
 
-// Start runs `csa run -d --json --wait`: it queues for a slot of the
-// tool (tools.NAME.max_concurrent) and returns the session id.
-func (c *CSA) Start(ctx context.Context, t *Task) (string, error) {
-	args := []string{"run", "--detach", "--json", "--wait"}
-	tool := t.Tool
-	if tool == "" && t.Tier == "" {
-		tool = c.Tool
+// Launch runs `csa run --detach --json --session-id ID [--wait] [--tool
+// T] [--tier X] [--model M] [--cd D] [--timeout D] -` with the prompt on
+// stdin (no size limit, not in ps). queue adds --wait: it queues for a
+// slot of the tool (tools.NAME.max_concurrent). The caller chose id and
+// recorded it before: an error that Is ErrSessionExists means an earlier
+// launch of it made the session (wait for it, never start it again); a
+// child that refused is a *ChildError.
+func (l *Launcher) Launch(ctx context.Context, id string, s Spec, queue bool) error {
+	args := []string{"run", "--detach", "--json", "--session-id", id}
+	if queue {
+		args = append(args, "--wait")
 	}
-	if tool != "" {
-		args = append(args, "--tool", tool)
+	for _, kv := range [][2]string{{"--tool", s.Tool}, {"--tier", s.Tier}, {"--model", s.Model}, {"--cd", s.Dir}} {
+		if kv[1] != "" {
+			args = append(args, kv[0], kv[1])
+		}
 	}
-	if t.Tier != "" {
-		args = append(args, "--tier", t.Tier)
+	if s.Timeout > 0 {
+		args = append(args, "--timeout", s.Timeout.String())
 	}
-	if t.Model != "" {
-		args = append(args, "--model", t.Model)
-	}
-	if t.Dir != "" {
-		args = append(args, "--cd", t.Dir)
-	}
-	if t.Timeout > 0 {
-		args = append(args, "--timeout", t.Timeout.String())
-	}
-	args = append(args, "-") // the prompt on stdin: no size limit, not in ps
-	out, err := c.csa(ctx, args, t.Prompt)
+	out, err := l.csa(ctx, append(args, "-"), s.Prompt)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var res struct {
 		SessionID string `json:"session_id"`
 	}
-	if json.Unmarshal(out.Stdout, &res) != nil || res.SessionID == "" {
-		return "", fmt.Errorf("csa run exited %d: %s", out.ExitCode, childError(out.Stderr))
+	if json.Unmarshal(bytes.TrimSpace(out.Stdout), &res) != nil || res.SessionID == "" {
+		return newChildError("run", out)
 	}
-	return res.SessionID, nil
+	if res.SessionID != id {
+		return fmt.Errorf("csa run named its session %s, not %s", res.SessionID, id)
+	}
+	return nil
+}
+
+// ErrSessionExists is a launch whose session id names a session that
+// exists.
+var ErrSessionExists = errors.New("session exists")
+
+// ChildError is a child csa that exited without the answer asked for:
+// its JSON error (code and message) when it printed one, else the last
+// line of its stderr.
+type ChildError struct {
+	Cmd      string // run, wait
+	ExitCode int
+	Code     string
+	Message  string
+}
+
+func (e *ChildError) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("csa %s exited %d: %s (%s)", e.Cmd, e.ExitCode, e.Message, e.Code)
+	}
+	return fmt.Sprintf("csa %s exited %d: %s", e.Cmd, e.ExitCode, e.Message)
+}
+
+// Is makes a refusal of an existing session id ErrSessionExists, and one
+// of a session that does not exist ErrNoSession.
+func (e *ChildError) Is(target error) bool {
+	return (target == ErrSessionExists && e.Code == "session_exists") || (target == ErrNoSession && e.Code == "not_found")
+}
+
+func newChildError(cmd string, out *proc.Captured) *ChildError {
+	e := &ChildError{Cmd: cmd, ExitCode: out.ExitCode}
+	e.Code, e.Message = ParseChildError(out.Stderr)
+	return e
+}
+
+// ParseChildError reads a child csa's stderr: its JSON error's code and
+// message, else no code and the last line (or "no answer").
+func ParseChildError(stderr string) (code, message string) {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var e struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
+			return e.Error.Code, e.Error.Message
+		}
+	}
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return "", last
+	}
+	return "", "no answer"
+}
+
+// CSA runs tasks with a Launcher and waits for them with `csa wait`.
+type CSA struct {
+	Launcher
+	Tool string // the tool of tasks that name neither tool nor tier ("" csa's default)
+}
+
+// Start launches t's run as session id, queueing for a slot of its tool.
+func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
+	s := t.Spec
+	if s.Tool == "" && s.Tier == "" {
+		s.Tool = c.Tool
+	}
+	return c.Launch(ctx, id, s, true)
 }
 
 // Wait runs `csa wait --json ID`.
@@ -76,10 +144,7 @@ func (c *CSA) Wait(ctx context.Context, id string) (Outcome, error) {
 		} `json:"sessions"`
 	}
 	if json.Unmarshal(bytes.TrimSpace(out.Stdout), &res) != nil || len(res.Sessions) != 1 {
-		if strings.Contains(out.Stderr, `"code":"not_found"`) {
-			return Outcome{}, fmt.Errorf("session %s: %w", id, ErrNoSession)
-		}
-		return Outcome{}, fmt.Errorf("csa wait exited %d: %s", out.ExitCode, childError(out.Stderr))
+		return Outcome{}, newChildError("wait", out)
 	}
 	s := res.Sessions[0]
 	o := Outcome{OK: out.ExitCode == 0, State: s.State, Reason: s.Reason}
@@ -92,11 +157,11 @@ func (c *CSA) Wait(ctx context.Context, id string) (Outcome, error) {
 	return o, nil
 }
 
-func (c *CSA) csa(ctx context.Context, args []string, stdin string) (*proc.Captured, error) {
+func (l *Launcher) csa(ctx context.Context, args []string, stdin string) (*proc.Captured, error) {
 	out, err := proc.Capture(ctx, proc.Spec{
-		Path: c.Exe, Args: args, Env: c.Env, Dir: c.Dir,
+		Path: l.Exe, Args: args, Env: l.Env, Dir: l.Dir,
 		Stdin: strings.NewReader(stdin), DieWithParent: true,
-	}, c.Grace)
+	}, l.Grace)
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("csa %s: %w", args[0], context.Cause(ctx))
@@ -104,25 +169,4 @@ func (c *CSA) csa(ctx context.Context, args []string, stdin string) (*proc.Captu
 		return nil, fmt.Errorf("csa %s: %w", args[0], err)
 	}
 	return out, nil
-}
-
-// childError is the message of a child csa's JSON error, else the last
-// line of its stderr.
-func childError(stderr string) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		var e struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
-			return e.Error.Message + " (" + e.Error.Code + ")"
-		}
-	}
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		return last
-	}
-	return "no answer"
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // Spec is what a task's run is: its prompt and how csa runs it.
@@ -23,8 +25,9 @@ type Task struct {
 	Spec
 	// Done: it completed before this run; it is not run again.
 	Done bool
-	// Session was started by an earlier run that died: it is waited for,
-	// not started again (unless it no longer exists).
+	// Session was recorded by an earlier run that died, before it
+	// launched it: it is launched again with this id, and waited for when
+	// that launch finds it exists (never started twice).
 	Session string
 	Started time.Time // when Session started, if known
 }
@@ -32,8 +35,10 @@ type Task struct {
 // Agents starts and waits for the runs of tasks (csa sub-agents; a fake in
 // tests).
 type Agents interface {
-	// Start starts a run of t and returns its session id at once.
-	Start(ctx context.Context, t *Task) (string, error)
+	// Start starts a run of t as session id and returns at once; an
+	// error that Is ErrSessionExists when session id exists (an earlier
+	// Start of it made it).
+	Start(ctx context.Context, t *Task, id string) error
 	// Wait waits until session id has ended; ErrNoSession when it does
 	// not exist (removed).
 	Wait(ctx context.Context, id string) (Outcome, error)
@@ -60,6 +65,9 @@ var ErrNoSession = errors.New("no such session")
 
 // Journal records a run's progress where the next run can find it.
 type Journal interface {
+	// Starting records that t's run is to be session sid, durably, before
+	// it is launched: an error and it is not.
+	Starting(ctx context.Context, t *Task, sid string, at time.Time) error
 	// Started records that t's run is session sid, before it is waited
 	// for.
 	Started(ctx context.Context, t *Task, sid string, at time.Time) error
@@ -98,6 +106,8 @@ type Options struct {
 	Who string
 	Say func(string) // progress, one line at a time
 	Now func() time.Time
+	// NewID names a new run's session (default: a fresh ULID).
+	NewID func() string
 }
 
 // Run runs the tasks not done as sub-agent runs, in dependency order, up
@@ -113,6 +123,9 @@ func Run(ctx context.Context, tasks []*Task, a Agents, j Journal, o Options) []R
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = func() string { return session.NewID(o.Now()) }
 	}
 	s := &sched{tasks: tasks, a: a, j: j, o: o, res: map[string]*Result{}}
 	s.loop(ctx)
@@ -213,43 +226,50 @@ next:
 }
 
 // task runs one task to its end, or waits for the run an earlier
-// scheduler started, and records the result in the journal.
+// scheduler launched, and records the result in the journal. A run's
+// session id is chosen and recorded (Journal.Starting) before the launch:
+// a scheduler killed at any moment leaves no run unrecorded, and the next
+// one launches the recorded id again, which the launch refuses
+// (ErrSessionExists) when the session exists: then it is waited for.
 func (s *sched) task(ctx context.Context, t *Task) *Result {
 	// What is recorded must be, even when ctx has just ended: the run
 	// started goes on.
 	keep := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		return &Result{Outcome: NotRun}
+	}
 	sid, started := t.Session, t.Started
-	var out Outcome
-	var err error
-	if sid != "" {
+	if sid == "" {
+		sid = s.o.NewID()
+		if err := s.j.Starting(keep, t, sid, s.o.Now()); err != nil {
+			s.o.Say(fmt.Sprintf("task %s: could not record its session before starting it: %v", t.ID, err))
+			return &Result{Outcome: Failed, Class: "start_failed", Reason: "could not record its session before starting it: " + err.Error()}
+		}
+	}
+	err := s.a.Start(ctx, t, sid)
+	switch {
+	case errors.Is(err, ErrSessionExists):
 		s.o.Say(fmt.Sprintf("task %s: waiting for session %s, started by an earlier %s", t.ID, sid, s.o.Who))
 		if started.IsZero() {
 			started = s.o.Now()
 		}
-		out, err = s.a.Wait(ctx, sid)
-		if errors.Is(err, ErrNoSession) {
-			s.o.Say(fmt.Sprintf("task %s: session %s is gone: starting it again", t.ID, sid))
-			sid = ""
+	case err != nil && ctx.Err() != nil:
+		return &Result{Outcome: NotRun}
+	case err != nil:
+		s.o.Say(fmt.Sprintf("task %s: could not start: %v", t.ID, err))
+		out := Outcome{State: "not_started", Class: "start_failed", Reason: "could not start: " + err.Error()}
+		if jerr := s.j.Ended(keep, t, sid, out, s.o.Now()); jerr != nil {
+			s.o.Say(fmt.Sprintf("task %s: recording its failure: %v", t.ID, jerr))
 		}
-	}
-	if sid == "" {
-		if ctx.Err() != nil {
-			return &Result{Outcome: NotRun}
-		}
-		if sid, err = s.a.Start(ctx, t); err != nil {
-			if ctx.Err() != nil {
-				return &Result{Outcome: NotRun}
-			}
-			s.o.Say(fmt.Sprintf("task %s: could not start: %v", t.ID, err))
-			return &Result{Outcome: Failed, Class: "start_failed", Reason: "could not start: " + err.Error()}
-		}
+		return &Result{Outcome: Failed, Class: out.Class, Reason: out.Reason}
+	default:
 		started = s.o.Now()
 		if jerr := s.j.Started(keep, t, sid, started); jerr != nil {
 			s.o.Say(fmt.Sprintf("task %s: recording session %s: %v", t.ID, sid, jerr))
 		}
 		s.o.Say(fmt.Sprintf("task %s: started session %s", t.ID, sid))
-		out, err = s.a.Wait(ctx, sid)
 	}
+	out, err := s.a.Wait(ctx, sid)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return &Result{Outcome: Running, SessionID: sid, Started: started}

@@ -17,6 +17,7 @@ type fakeAgents struct {
 	mu      sync.Mutex
 	j       *memJournal
 	started []string             // task ids, in order
+	made    []string             // the sessions Start made, in order
 	session map[string]*Task     // session -> task
 	ended   map[string]Outcome   // sessions that ended before this run
 	gone    map[string]bool      // sessions that no longer exist
@@ -32,10 +33,19 @@ func newFake(tasks []*Task, j *memJournal) *fakeAgents {
 	return f
 }
 
-func (f *fakeAgents) Start(ctx context.Context, t *Task) (string, error) {
+func (f *fakeAgents) Start(ctx context.Context, t *Task, sid string) error {
 	f.mu.Lock()
+	_, ended := f.ended[sid]
+	if (f.session[sid] != nil || ended) && !f.gone[sid] {
+		f.mu.Unlock()
+		return fmt.Errorf("csa run exited 2: session %s already exists (session_exists): %w", sid, ErrSessionExists)
+	}
+	if !f.j.has("starting " + t.ID + " " + sid) {
+		f.errs = append(f.errs, "launched "+sid+" before it was recorded")
+	}
+	delete(f.gone, sid)
 	f.started = append(f.started, t.ID)
-	sid := fmt.Sprintf("S-%s-%d", t.ID, len(f.started))
+	f.made = append(f.made, sid)
 	f.session[sid] = t
 	select {
 	case <-f.came[t.ID]:
@@ -47,10 +57,10 @@ func (f *fakeAgents) Start(ctx context.Context, t *Task) (string, error) {
 		select {
 		case <-f.came[other]:
 		case <-time.After(time.Minute):
-			return "", fmt.Errorf("%s never started while %s ran", other, t.ID)
+			return fmt.Errorf("%s never started while %s ran", other, t.ID)
 		}
 	}
-	return sid, nil
+	return nil
 }
 
 func meets(prompt string) []string {
@@ -79,7 +89,7 @@ func (f *fakeAgents) Wait(ctx context.Context, sid string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("unknown session %s", sid)
 	}
 	// The session must be in the journal before it is waited for.
-	if !f.j.has("started " + t.ID + " " + sid) {
+	if !f.j.has("starting " + t.ID + " " + sid) {
 		f.mu.Lock()
 		f.errs = append(f.errs, "waited for "+sid+" before it was recorded")
 		f.mu.Unlock()
@@ -99,6 +109,16 @@ type memJournal struct {
 	mu    sync.Mutex
 	lines []string
 	fail  string // a task whose Ended is refused
+}
+
+func (j *memJournal) Starting(_ context.Context, t *Task, sid string, at time.Time) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if at.IsZero() {
+		return fmt.Errorf("no start time")
+	}
+	j.lines = append(j.lines, "starting "+t.ID+" "+sid)
+	return nil
 }
 
 func (j *memJournal) Started(_ context.Context, t *Task, sid string, at time.Time) error {
@@ -217,12 +237,12 @@ type boundAgents struct {
 	over bool
 }
 
-func (b *boundAgents) Start(ctx context.Context, t *Task) (string, error) {
+func (b *boundAgents) Start(ctx context.Context, t *Task, sid string) error {
 	b.mu.Lock()
 	b.now++
 	b.over = b.over || b.now > 1
 	b.mu.Unlock()
-	return b.fakeAgents.Start(ctx, t)
+	return b.fakeAgents.Start(ctx, t, sid)
 }
 
 func (b *boundAgents) Wait(ctx context.Context, sid string) (Outcome, error) {
@@ -261,7 +281,8 @@ func TestRunFailFast(t *testing.T) {
 }
 
 // A run an earlier scheduler started is waited for, not started again;
-// one whose session is gone starts afresh; done tasks are left alone.
+// one whose session is gone is started again, as the session recorded;
+// done tasks are left alone.
 func TestRunResumes(t *testing.T) {
 	tasks := []*Task{task("A", "a"), task("B", "b", "A"), task("C", "c", "A"), task("D", "d", "B", "C")}
 	tasks[0].Done, tasks[0].Session = true, "OLD-A"
@@ -277,6 +298,9 @@ func TestRunResumes(t *testing.T) {
 	}
 	if got := strings.Join(f.started, " "); got != "C D" {
 		t.Errorf("started %q, want C D (A was done, B's run alive)", got)
+	}
+	if f.made[0] != "OLD-C" || res[2].SessionID != "OLD-C" {
+		t.Errorf("C started as %v (result %q), want OLD-C again", f.made, res[2].SessionID)
 	}
 	if res[0].SessionID != "OLD-A" || res[1].SessionID != "OLD-B" {
 		t.Errorf("sessions %q %q, want OLD-A OLD-B", res[0].SessionID, res[1].SessionID)
@@ -317,7 +341,7 @@ func TestRunInterrupted(t *testing.T) {
 	if got, want := outcomes(res), "A=running B=not_run"; got != want || res[0].SessionID == "" {
 		t.Errorf("outcomes %s (want %s), A: %+v", got, want, res[0])
 	}
-	if j.has("ended A "+res[0].SessionID+" ok=false ") || len(j.lines) != 1 {
-		t.Errorf("journal %v: want A started, not ended", j.lines)
+	if j.has("ended A "+res[0].SessionID+" ok=false ") || len(j.lines) != 2 {
+		t.Errorf("journal %v: want A starting and started, not ended", j.lines)
 	}
 }

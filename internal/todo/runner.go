@@ -122,15 +122,22 @@ type planJournal struct {
 	id string
 }
 
-func (j *planJournal) Started(ctx context.Context, t *taskgraph.Task, sid string, _ time.Time) error {
+// Starting names the task's session in the plan before it is launched
+// (a commit): a todo run killed before it records the run started leaves
+// no run unknown (the next one launches that id again, or waits for it).
+func (j *planJournal) Starting(ctx context.Context, t *taskgraph.Task, sid string, _ time.Time) error {
 	_, err := j.s.Update(ctx, j.id, func(p *Plan) (string, error) {
 		if pt := p.Task(t.ID); pt != nil {
 			pt.Session = sid
 		}
-		return fmt.Sprintf("task %s started (session %s)", t.ID, sid), nil
+		return fmt.Sprintf("task %s starting (session %s)", t.ID, sid), nil
 	})
 	return err
 }
+
+// Started records nothing more: the plan has named the session since
+// Starting, and a launch that made it is found by the next run's launch.
+func (j *planJournal) Started(context.Context, *taskgraph.Task, string, time.Time) error { return nil }
 
 func (j *planJournal) Ended(ctx context.Context, t *taskgraph.Task, sid string, o taskgraph.Outcome, _ time.Time) error {
 	_, err := j.s.Update(ctx, j.id, func(p *Plan) (string, error) {

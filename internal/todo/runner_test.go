@@ -18,6 +18,7 @@ import (
 type fakeAgents struct {
 	mu      sync.Mutex
 	started []string                     // task ids, in order
+	made    []string                     // the sessions Start made
 	session map[string]string            // session -> task
 	ended   map[string]taskgraph.Outcome // sessions that ended before this run
 	gone    map[string]bool              // sessions that no longer exist
@@ -33,10 +34,15 @@ func newFake(p *Plan) *fakeAgents {
 	return f
 }
 
-func (f *fakeAgents) Start(ctx context.Context, t *taskgraph.Task) (string, error) {
+func (f *fakeAgents) Start(ctx context.Context, t *taskgraph.Task, sid string) error {
 	f.mu.Lock()
+	if _, ended := f.ended[sid]; (f.session[sid] != "" || ended) && !f.gone[sid] {
+		f.mu.Unlock()
+		return fmt.Errorf("session %s: %w", sid, taskgraph.ErrSessionExists)
+	}
+	delete(f.gone, sid)
 	f.started = append(f.started, t.ID)
-	sid := fmt.Sprintf("S-%s-%d", t.ID, len(f.started))
+	f.made = append(f.made, sid)
 	f.session[sid] = t.ID
 	select {
 	case <-f.came[t.ID]: // started before
@@ -48,10 +54,10 @@ func (f *fakeAgents) Start(ctx context.Context, t *taskgraph.Task) (string, erro
 		select {
 		case <-f.came[other]:
 		case <-time.After(time.Minute):
-			return "", fmt.Errorf("%s never started while %s ran", other, t.ID)
+			return fmt.Errorf("%s never started while %s ran", other, t.ID)
 		}
 	}
-	return sid, nil
+	return nil
 }
 
 func (f *fakeAgents) Wait(ctx context.Context, sid string) (taskgraph.Outcome, error) {
@@ -116,7 +122,7 @@ func TestRunDiamond(t *testing.T) {
 	}
 	after, _ := s.Get(id)
 	for _, task := range after.Tasks {
-		if !task.Done || !strings.HasPrefix(task.Session, "S-"+task.ID) {
+		if !task.Done || f.session[task.Session] != task.ID {
 			t.Errorf("task %s: done %v, session %q", task.ID, task.Done, task.Session)
 		}
 	}
@@ -126,7 +132,8 @@ func TestRunDiamond(t *testing.T) {
 		subjects = append(subjects, c.Subject)
 	}
 	all := strings.Join(subjects, "\n")
-	for _, want := range []string{"status approved -> implementing", "task D started (session S-D-", "task D done (session S-D-", "status implementing -> done"} {
+	d := after.Task("D").Session
+	for _, want := range []string{"status approved -> implementing", "task D starting (session " + d + ")", "task D done (session " + d + ")", "status implementing -> done"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("log lacks %q:\n%s", want, all)
 		}
@@ -142,7 +149,10 @@ func TestRunDiamond(t *testing.T) {
 type failing struct{ *fakeAgents }
 
 func (f failing) Wait(ctx context.Context, sid string) (taskgraph.Outcome, error) {
-	if strings.HasPrefix(sid, "S-B-") {
+	f.mu.Lock()
+	b := f.session[sid] == "B"
+	f.mu.Unlock()
+	if b {
 		return taskgraph.Outcome{State: "failed", Reason: "it broke"}, nil
 	}
 	return f.fakeAgents.Wait(ctx, sid)
@@ -171,13 +181,14 @@ func TestRunFailureBlocksDependents(t *testing.T) {
 		t.Errorf("failed task B: done %v, session %q (want not done, no session: the next run starts it afresh)", b.Done, b.Session)
 	}
 	log, _ := s.Log(context.Background(), id)
-	if !strings.Contains(fmt.Sprint(log), id+": task B failed (session S-B-2): failed: it broke") {
+	if !strings.Contains(fmt.Sprint(log), id+": task B failed (session "+sum.Tasks[1].SessionID+"): failed: it broke") {
 		t.Errorf("log lacks B's failure: %v", log)
 	}
 }
 
 // A task whose run a dead `todo run` started is waited for, not started
-// again; one whose session is gone starts afresh; done tasks are left.
+// again; one whose session is gone is started again as that session; done
+// tasks are left.
 func TestRunResumes(t *testing.T) {
 	s := newStore(t)
 	id := create(t, s, strings.ReplaceAll(runPlan, "meet", "plain"))
@@ -204,8 +215,8 @@ func TestRunResumes(t *testing.T) {
 	if strings.Contains(strings.Join(f.started, " "), "A") || strings.Contains(strings.Join(f.started, " "), "B") {
 		t.Errorf("started %v: A was done and B's run was alive", f.started)
 	}
-	if sum.Tasks[1].SessionID != "OLD-B" {
-		t.Errorf("B's session %q, want OLD-B", sum.Tasks[1].SessionID)
+	if sum.Tasks[1].SessionID != "OLD-B" || sum.Tasks[2].SessionID != "OLD-C" || f.made[0] != "OLD-C" {
+		t.Errorf("sessions of B %q, C %q, made %v: want OLD-B, OLD-C (made again)", sum.Tasks[1].SessionID, sum.Tasks[2].SessionID, f.made)
 	}
 }
 

@@ -172,7 +172,7 @@ func run(cmd *cobra.Command, f *cmdutil.Factory, s *batch.Store, b *batch.Batch,
 	if err != nil {
 		return fmt.Errorf("find csa itself: %w", err)
 	}
-	agents := &taskgraph.CSA{Exe: exe, Env: f.Environ(), Dir: b.Dir, Grace: 10 * time.Second}
+	agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: b.Dir, Grace: 10 * time.Second}}
 	o.Say, o.Now = func(m string) { say(f, m) }, f.Now
 	sum, err := batch.Run(cmd.Context(), s, b.ID, agents, o)
 	if err != nil {

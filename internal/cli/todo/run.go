@@ -54,7 +54,7 @@ another csa todo run runs it, 130 interrupted.`,
 			if err != nil {
 				return fmt.Errorf("find csa itself: %w", err)
 			}
-			agents := &taskgraph.CSA{Exe: exe, Env: f.Environ(), Dir: cwd, Tool: tool, Grace: 10 * time.Second}
+			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool}
 			say := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "csa todo: "+msg) }
 			sum, err := todo.Run(cmd.Context(), s, id, agents, todo.RunOptions{Parallel: parallel, Say: say})
 			if err != nil {
