@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/review"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
 // EnvRun names the workflow run in its steps' environment.
@@ -24,7 +24,7 @@ const DefaultShellTimeout = time.Hour
 // exec runs one attempt of a step: its body expanded now, with the
 // results so far. A failure goes into res; an error is an interrupt or a
 // journal that cannot be written.
-func (r *runtime) exec(ctx context.Context, s *Step, tool string, res *Result, started func(id string) error) error {
+func (r *runtime) exec(ctx context.Context, s *Step, tool string, res *Result, sid string, started func(id string) error) error {
 	switch s.Kind {
 	case KindShell:
 		script, err := Expand(s.Body, r.lookup, true)
@@ -41,7 +41,7 @@ func (r *runtime) exec(ctx context.Context, s *Step, tool string, res *Result, s
 		res.Failure = &Failure{Class: "substitution", Message: err.Error()}
 		return nil
 	}
-	return r.agent(ctx, s, tool, prompt, res, started)
+	return r.agent(ctx, s, tool, prompt, res, sid, started)
 }
 
 func (r *runtime) childEnv(key string) []string {
@@ -96,14 +96,12 @@ func tail(stderr string) string {
 	return ""
 }
 
-// agent starts a detached csa run (so the session outlives a killed
-// workflow, and a resume waits for it instead of starting it again),
-// records its session, and waits for its end.
-func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *Result, started func(string) error) error {
-	pf := r.store.PromptFile(r.info.ID, res.Key)
-	if err := os.WriteFile(pf, []byte(prompt), 0o600); err != nil {
-		return err
-	}
+// agent launches a detached csa run as session sid, which the journal
+// named before (so the session outlives a killed workflow, and a resume
+// waits for it instead of starting it again), records that it started,
+// and waits for its end. A launch that finds sid exists (an earlier
+// process of the run launched it) waits for it.
+func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *Result, sid string, started func(string) error) error {
 	// A tool named (by the step, the front matter or a delegation) is
 	// run with the model given; otherwise the tier picks both.
 	// A tier picks the model too: the front matter's model goes with a
@@ -115,30 +113,32 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 	if tier != "" {
 		model = ""
 	}
-	args := []string{"run", "-d", "--json"}
-	for _, kv := range [][2]string{{"--tool", tool}, {"--tier", tier},
-		{"--model", model}, {"--timeout", s.Timeout}} {
-		if kv[1] != "" {
-			args = append(args, kv[0], kv[1])
-		}
+	var timeout time.Duration
+	if s.Timeout != "" {
+		timeout, _ = time.ParseDuration(s.Timeout) // checked by the compiler
 	}
-	args = append(args, "--prompt-file", pf)
-	c, err := proc.Capture(ctx, proc.Spec{Path: r.env.Exe, Args: args, Env: r.childEnv(res.Key), Dir: r.info.Dir, DieWithParent: true}, r.env.Grace)
-	var out struct {
-		SessionID string `json:"session_id"`
-	}
-	if c == nil || json.Unmarshal(bytes.TrimSpace(c.Stdout), &out) != nil || out.SessionID == "" {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		res.Failure = childFailure(c, err)
+	l := taskgraph.Launcher{Exe: r.env.Exe, Env: r.childEnv(res.Key), Dir: r.info.Dir, Grace: r.env.Grace}
+	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout}, false)
+	var child *taskgraph.ChildError
+	switch {
+	case errors.Is(err, taskgraph.ErrSessionExists):
+		r.say("step %s '%s': waiting for session %s, started before the resume", res.Key, s.Title, sid)
+		return r.waitAgent(ctx, sid, res)
+	case err != nil && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.As(err, &child):
+		code := child.ExitCode
+		res.Failure = &Failure{Class: orDefault(child.Code, "csa_failed"), Message: child.Message, ExitCode: &code}
+		return nil
+	case err != nil:
+		res.Failure = &Failure{Class: session.FailStart, Message: err.Error()}
 		return nil
 	}
-	res.SessionID = out.SessionID
-	if err := started(out.SessionID); err != nil {
+	res.SessionID = sid
+	if err := started(sid); err != nil {
 		return err
 	}
-	return r.waitAgent(ctx, out.SessionID, res)
+	return r.waitAgent(ctx, sid, res)
 }
 
 // waitAgent waits for the session's end and takes its result: the answer
@@ -227,14 +227,8 @@ func childFailure(c *proc.Captured, err error) *Failure {
 		return &Failure{Class: session.FailStart, Message: err.Error()}
 	}
 	code := c.ExitCode
-	lines := strings.Split(strings.TrimSpace(c.Stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		var e struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
-			return &Failure{Class: e.Error.Code, Message: e.Error.Message, ExitCode: &code}
-		}
+	if class, msg := taskgraph.ParseChildError(c.Stderr); class != "" {
+		return &Failure{Class: class, Message: msg, ExitCode: &code}
 	}
 	return &Failure{Class: "csa_failed", Message: fmt.Sprintf("csa exited %d%s", code, tail(c.Stderr)), ExitCode: &code}
 }

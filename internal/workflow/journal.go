@@ -22,8 +22,8 @@ import (
 const (
 	RecRunStarted   = "run.started"
 	RecRunResumed   = "run.resumed"
-	RecStepStarted  = "step.started"  // an attempt begins (before anything is started)
-	RecStepSession  = "step.session"  // an agent attempt's session exists
+	RecStepStarted  = "step.started"  // an attempt begins (before anything is started; an agent's names its session)
+	RecStepSession  = "step.session"  // an agent attempt's session was launched
 	RecStepAttempt  = "step.attempt"  // an attempt failed and another follows
 	RecStepFinished = "step.finished" // the step's final result
 	RecRunFinished  = "run.finished"
@@ -226,8 +226,3 @@ func (j *Journal) Append(r Record) error {
 
 // Close closes the journal file.
 func (j *Journal) Close() error { return j.f.Close() }
-
-// PromptFile is where an agent step's prompt is written for csa run.
-func (s *Store) PromptFile(id, key string) string {
-	return s.path(id, "prompt-"+strings.NewReplacer("[", "_", "]", "").Replace(key)+".txt")
-}

@@ -166,6 +166,9 @@ func (r *runtime) replay(recs []Record) {
 		switch rec.Type {
 		case RecStepStarted:
 			delete(r.open, rec.Key)
+			if rec.SessionID != "" {
+				r.open[rec.Key] = rec.SessionID
+			}
 		case RecStepSession:
 			r.open[rec.Key] = rec.SessionID
 		case RecStepAttempt:
@@ -383,21 +386,25 @@ func (r *runtime) attempt(ctx context.Context, s *Step, base Result, tool string
 	sess.Store("")
 	stop := r.heartbeat(s, base.Key, &sess)
 	defer stop()
-	var err error
-	if id, ok := r.open[base.Key]; ok && s.Kind == KindAgent {
+	// An agent attempt's session is named in step.started, before its
+	// launch: one an earlier process named is launched again with that
+	// id, and waited for when that launch finds it exists.
+	id, resumed := r.open[base.Key]
+	if resumed && s.Kind == KindAgent {
 		delete(r.open, base.Key)
-		sess.Store(id)
-		r.say("step %s '%s': waiting for session %s, started before the resume", base.Key, s.Title, id)
-		err = r.waitAgent(ctx, id, &res)
 	} else {
-		if err := r.j.Append(Record{Type: RecStepStarted, Key: base.Key, Attempt: a, Tool: tool}); err != nil {
+		id = ""
+		if s.Kind == KindAgent {
+			id = session.NewID(r.env.Now())
+		}
+		if err := r.j.Append(Record{Type: RecStepStarted, Key: base.Key, Attempt: a, Tool: tool, SessionID: id}); err != nil {
 			return nil, err
 		}
-		err = r.exec(ctx, s, tool, &res, func(id string) error {
-			sess.Store(id)
-			return r.j.Append(Record{Type: RecStepSession, Key: base.Key, Attempt: a, SessionID: id})
-		})
 	}
+	sess.Store(id)
+	err := r.exec(ctx, s, tool, &res, id, func(id string) error {
+		return r.j.Append(Record{Type: RecStepSession, Key: base.Key, Attempt: a, SessionID: id})
+	})
 	if err != nil {
 		return nil, err
 	}

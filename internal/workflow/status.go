@@ -48,7 +48,7 @@ func (s *Store) Status(id string) (*Status, error) {
 		case RecRunFinished:
 			st.State, st.Failure = rec.Status, rec.Failure
 		case RecStepStarted:
-			put(&Result{Key: rec.Key, Status: StepRunning, Tool: rec.Tool, Attempts: rec.Attempt})
+			put(&Result{Key: rec.Key, Status: StepRunning, Tool: rec.Tool, Attempts: rec.Attempt, SessionID: rec.SessionID})
 		case RecStepSession:
 			if i, ok := at[rec.Key]; ok {
 				st.Steps[i].SessionID = rec.SessionID
