@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -57,7 +58,9 @@ type Row struct {
 	ExitCode    *int           `json:"exit_code"`
 	Reason      string         `json:"reason,omitempty"`
 	Interactive bool           `json:"interactive,omitempty"`
-	Children    []*Row         `json:"children,omitempty"`
+	// Worker is the cluster worker a remote session runs on.
+	Worker   string `json:"worker,omitempty"`
+	Children []*Row `json:"children,omitempty"`
 }
 
 func newRow(st *session.Summary, now time.Time) *Row {
@@ -95,6 +98,7 @@ func Run(ctx context.Context, o *Options) error {
 	for i, st := range states {
 		rows[i] = newRow(st, now)
 	}
+	rows = append(rows, o.remoteRows(ctx, now)...)
 	if o.Tree {
 		rows = tree(rows)
 	}
@@ -116,6 +120,26 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	printTable(o.F.IO.Out, rows, now, o.All)
 	return nil
+}
+
+// remoteRows are the cluster's sessions when one is configured; an
+// unreachable cluster is a warning, the local sessions are still listed.
+func (o *Options) remoteRows(ctx context.Context, now time.Time) []*Row {
+	if _, ok := clustercmd.Configured(o.F); !ok {
+		return nil
+	}
+	rs, err := clustercmd.Sessions(ctx, o.All)
+	if err != nil {
+		fmt.Fprintf(o.F.IO.ErrOut, "csa: %v\n", err)
+		return nil
+	}
+	rows := make([]*Row, len(rs))
+	for i := range rs {
+		sum := rs[i].State.Summarize()
+		rows[i] = newRow(&sum, now)
+		rows[i].Worker = rs[i].Remote.Worker
+	}
+	return rows
 }
 
 // load reads the sessions and settles the liveness of running ones; broken

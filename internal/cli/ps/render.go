@@ -187,6 +187,10 @@ func (r *Row) appendJSON(b []byte) []byte {
 	if r.Interactive {
 		b = append(b, `,"interactive":true`...)
 	}
+	if r.Worker != "" {
+		b = append(b, `,"worker":`...)
+		b = appendString(b, r.Worker)
+	}
 	return append(b, '}')
 }
 

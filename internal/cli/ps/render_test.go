@@ -16,6 +16,7 @@ func TestRowJSON(t *testing.T) {
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM4", Tool: "claude-code", Model: "m<1>", State: "failed", Depth: 2,
 			ParentID: "01M80M4HCH8JGS3NVNKC0K0PM3", ProjectRoot: "/p q/\"ü\"", StartedAt: &now, EndedAt: &local,
 			DurationMS: 1234, ExitCode: &code, Reason: "exited\twith \x00 status 7: \u2028 & more"},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM5", Tool: "codex", State: "completed", ProjectRoot: "/p", Worker: "host-1"},
 	}
 	for _, r := range rows {
 		want, err := json.Marshal(r)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/attach"
 	"github.com/csa-dev/csa/internal/cli/batch"
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
 	"github.com/csa-dev/csa/internal/cli/debate"
@@ -74,6 +75,8 @@ var commands = []struct {
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},
+	{"cluster", clustercmd.NewCmd},
+	{"worker", clustercmd.NewWorkerCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

@@ -4,11 +4,13 @@ package wait
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/status"
 	"github.com/csa-dev/csa/internal/interactive"
@@ -92,6 +94,12 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	ids, err := cmdutil.ResolveAll(store, o.IDs)
+	var nf *session.NotFoundError
+	if errors.As(err, &nf) {
+		if _, ok := clustercmd.Configured(o.F); ok {
+			return o.waitRemote()
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -224,4 +232,24 @@ func (w *waiter) report(entries []Entry, code int, note string) error {
 		return &cmdutil.Silent{Exit: code}
 	}
 	return nil
+}
+
+// waitRemote hands a wait for sessions this machine does not hold to
+// csa-cluster, which waits for remote sessions (headless only) with the
+// same answer and exit statuses. The ids must then be whole.
+func (o *Options) waitRemote() error {
+	if o.Until != "" && o.Until != string(interactive.Completed) {
+		return cmdutil.Usagef("--until is for interactive sessions; remote sessions are waited for until they end")
+	}
+	args := []string{"wait"}
+	if o.Any {
+		args = append(args, "--any")
+	}
+	if o.Timeout > 0 {
+		args = append(args, "--timeout", o.Timeout.String())
+	}
+	if o.F.JSON {
+		args = append(args, "--json")
+	}
+	return clustercmd.HandOver(append(append(args, "--"), o.IDs...)...)
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/runner"
+)
+
+// runSubmit is `csa run --remote`: queue a run and print its session id.
+func runSubmit(ctx context.Context, e *env, args []string) error {
+	fs := flags("submit")
+	tool := fs.String("tool", "", "tool to run")
+	model := fs.String("model", "", "model")
+	effort := fs.String("effort", "", "effort")
+	timeout := fs.Duration("timeout", 0, "total time limit of the run")
+	labels := fs.String("labels", "", "labels the worker must have, k=v,...")
+	cd := fs.String("cd", "", "working directory of the agent on the worker (default: this one)")
+	promptFile := fs.String("prompt-file", "", "read the prompt from a file")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, root, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if *tool == "" {
+		*tool = cfg.Defaults.Tool
+	}
+	if *tool == "" || *tool == "auto" {
+		return cmdutil.Usagef("a remote run needs --tool NAME (or defaults.tool); auto is not supported remotely yet")
+	}
+	prompt, err := readPrompt(fs.Args(), *promptFile)
+	if err != nil {
+		return err
+	}
+	ls, err := parseLabels(*labels)
+	if err != nil {
+		return err
+	}
+	dir := *cd
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	if *model == "" {
+		*model = cfg.Tool(*tool).Model
+	}
+	req := cluster.Request{Tool: *tool, Model: *model, Effort: *effort, Prompt: prompt, Cwd: dir, Labels: ls,
+		TimeoutMS: timeout.Milliseconds(), ProjectRoot: root}
+	parent, err := runner.ParentFromEnv(e.getenv)
+	if err != nil {
+		return &cmdutil.Error{Code: "bad_environment", Exit: cmdutil.ExitUsage, Err: err}
+	}
+	if parent != nil {
+		if parent.Depth+1 > cfg.MaxRecursionDepth {
+			return cmdutil.Refused("depth_limit", fmt.Errorf(
+				"recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (%s)",
+				parent.Depth+1, cfg.MaxRecursionDepth, parent.Describe()))
+		}
+		req.Depth, req.ParentID, req.ParentTool = parent.Depth+1, parent.SessionID, parent.Tool
+		if parent.ProjectRoot != "" {
+			req.ProjectRoot = parent.ProjectRoot
+		}
+	}
+	c, err := open(ctx, cfg, "csa run --remote")
+	if err != nil {
+		return err
+	}
+	defer c.NC.Close()
+	r, err := c.Submit(ctx, req, e.now())
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return json.NewEncoder(e.out).Encode(map[string]string{"session_id": r.ID})
+	}
+	fmt.Fprintln(e.out, r.ID)
+	return nil
+}
+
+// readPrompt is the prompt as csa run takes it: the argument, "-" for
+// standard input, or a file.
+func readPrompt(args []string, file string) (string, error) {
+	switch {
+	case file != "" && len(args) > 0:
+		return "", cmdutil.Usagef("give the prompt as an argument or with --prompt-file, not both")
+	case file != "":
+		b, err := os.ReadFile(file)
+		return string(b), err
+	case len(args) == 1 && args[0] == "-":
+		b, err := io.ReadAll(os.Stdin)
+		return string(b), err
+	case len(args) == 1:
+		return args[0], nil
+	}
+	return "", cmdutil.Usagef("give one prompt: PROMPT, - (standard input) or --prompt-file FILE")
+}

@@ -1,0 +1,133 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"reflect"
+	"time"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// followEvery is how often a worker looks at a local run's state and
+// events.
+const followEvery = 50 * time.Millisecond
+
+// run starts req here and mirrors its local session into the cluster
+// until it ends: its state into the record, its events to its subject.
+func (w *Worker) run(ctx context.Context, req Request) {
+	localID, store, err := w.Local.Start(ctx, req)
+	if err != nil {
+		w.logf("worker %s: %s did not start: %v", w.ID, req.ID, err)
+		w.C.Update(ctx, req.ID, func(r *Record) error {
+			if r.Status.Ended() {
+				return session.ErrNoChange
+			}
+			r.EndedAt = w.Now().UTC()
+			r.Reason = err.Error()
+			r.Failure = &session.Failure{Class: session.FailStart, Message: err.Error()}
+			return r.Move(session.Failed)
+		})
+		return
+	}
+	w.logf("worker %s: %s runs as local session %s", w.ID, req.ID, localID)
+	f := &follower{w: w, id: req.ID, localID: localID, store: store}
+	f.follow(ctx)
+}
+
+type follower struct {
+	w       *Worker
+	id      string
+	localID string
+	store   *session.Store
+	last    *session.State
+	events  *os.File
+	partial []byte
+}
+
+func (f *follower) follow(ctx context.Context) {
+	defer func() {
+		if f.events != nil {
+			f.events.Close()
+		}
+	}()
+	t := time.NewTicker(followEvery)
+	defer t.Stop()
+	for {
+		st, err := f.store.Load(f.localID)
+		// Events first: once the record says ended, its output is all
+		// there.
+		f.publishEvents(ctx)
+		if err == nil && !reflect.DeepEqual(st, f.last) {
+			rec, uerr := f.w.C.Update(ctx, f.id, func(r *Record) error {
+				if r.Status.Ended() {
+					return session.ErrNoChange
+				}
+				mirror(r, st)
+				return nil
+			})
+			if uerr != nil {
+				f.w.logf("worker %s: record %s: %v", f.w.ID, f.id, uerr)
+			} else {
+				f.last = st
+				if rec.Status.Ended() {
+					return
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// mirror copies a local session's state into a remote record, keeping
+// the record's identity and genealogy; the local process ids mean nothing
+// on another machine and are left out.
+func mirror(r *Record, st *session.State) {
+	keep := r.State
+	r.State = *st
+	r.ID, r.ProjectRoot, r.Cwd, r.CreatedAt = keep.ID, keep.ProjectRoot, keep.Cwd, keep.CreatedAt
+	r.Depth, r.ParentID, r.ParentTool, r.ParentUnknown = keep.Depth, keep.ParentID, keep.ParentTool, keep.ParentUnknown
+	r.SupervisorPID, r.PID, r.PGID = 0, 0, 0
+	r.Detached = true
+	r.Remote.LocalID = st.ID
+}
+
+// publishEvents sends the complete lines added to the local events.jsonl
+// since the last call.
+func (f *follower) publishEvents(ctx context.Context) {
+	if f.events == nil {
+		e, err := os.Open(f.store.Path(f.localID, session.EventsFile))
+		if err != nil {
+			return
+		}
+		f.events = e
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.events.Read(buf)
+		f.partial = append(f.partial, buf[:n]...)
+		for {
+			i := bytes.IndexByte(f.partial, '\n')
+			if i < 0 {
+				break
+			}
+			line := f.partial[:i]
+			if err := retry(ctx, func(ctx context.Context) error {
+				_, err := f.w.C.JS.Publish(ctx, OutputSubject(f.id), line)
+				return err
+			}); err != nil {
+				f.w.logf("worker %s: output of %s: %v", f.w.ID, f.id, err)
+			}
+			f.partial = f.partial[i+1:]
+		}
+		if err == io.EOF || n == 0 || err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,208 @@
+// Package clustertest starts a real NATS cluster for tests: three
+// nats-server processes with JetStream on 127.0.0.1, each with its own
+// store, routed to each other. The nats-server program is built from the
+// module at the version go.mod pins, into csa's cache outside git (`make
+// nats-server`); a missing one fails the test, saying how to build it.
+package clustertest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/csa-dev/csa/internal/toolcache"
+)
+
+// Version is the nats-server go.mod pins (TestVersionPinned keeps them
+// equal).
+const Version = "v2.15.2"
+
+// BuildCommand builds it.
+const BuildCommand = "make nats-server"
+
+// Binary is the built nats-server, or an error saying how to build it.
+func Binary() (string, error) {
+	dir, err := toolcache.Dir()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "nats-server", Version, "nats-server")
+	if fi, err := os.Stat(bin); err != nil || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("nats-server %s is not built at %s: run `%s`", Version, bin, BuildCommand)
+	}
+	return bin, nil
+}
+
+// Cluster is a running cluster.
+type Cluster struct {
+	Nodes  []*Node
+	probes int
+}
+
+// Node is one server process.
+type Node struct {
+	Name        string
+	Port        int
+	ClusterPort int
+	Dir         string
+	cmd         *exec.Cmd
+	done        chan struct{}
+}
+
+// URL is the node's client URL.
+func (n *Node) URL() string { return "nats://127.0.0.1:" + strconv.Itoa(n.Port) }
+
+// URL lists every node's client URL, comma-separated, as [cluster] url
+// takes it.
+func (c *Cluster) URL() string {
+	urls := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		urls[i] = n.URL()
+	}
+	return strings.Join(urls, ",")
+}
+
+// Start starts a cluster of n servers, waits until JetStream accepts a
+// stream with n replicas, and stops the servers when the test ends.
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	c := &Cluster{}
+	for i := range n {
+		c.Nodes = append(c.Nodes, &Node{Name: fmt.Sprintf("n%d", i+1), Port: freePort(t), ClusterPort: freePort(t),
+			Dir: filepath.Join(base, fmt.Sprintf("n%d", i+1))})
+	}
+	var routes []string
+	for _, nd := range c.Nodes {
+		routes = append(routes, "nats-route://127.0.0.1:"+strconv.Itoa(nd.ClusterPort))
+	}
+	for _, nd := range c.Nodes {
+		if err := nd.start(bin, strings.Join(routes, ",")); err != nil {
+			c.Stop()
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(c.Stop)
+	if err := c.WaitReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (n *Node) start(bin, routes string) error {
+	if err := os.MkdirAll(n.Dir, 0o700); err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(n.Dir, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	n.cmd = exec.Command(bin, "--server_name", n.Name, "--addr", "127.0.0.1", "--port", strconv.Itoa(n.Port),
+		"--jetstream", "--store_dir", filepath.Join(n.Dir, "js"),
+		"--cluster_name", "csa-test", "--cluster", "nats://127.0.0.1:"+strconv.Itoa(n.ClusterPort), "--routes", routes)
+	n.cmd.Stdout, n.cmd.Stderr = logf, logf
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := n.cmd.Start(); err != nil {
+		return fmt.Errorf("start nats-server %s: %w", n.Name, err)
+	}
+	n.done = make(chan struct{})
+	go func() { n.cmd.Wait(); close(n.done) }()
+	return nil
+}
+
+// WaitReady waits until JetStream creates (and deletes) a stream with a
+// replica on every node: the meta leader is elected and every node
+// takes part.
+func (c *Cluster) WaitReady(within time.Duration) error { return c.WaitReplicas(len(c.Nodes), within) }
+
+// WaitReplicas waits until JetStream takes a stream with that many
+// replicas (after a node is lost, a new meta leader is elected first).
+func (c *Cluster) WaitReplicas(replicas int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		if last = c.probeWith(replicas); last == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond) // a retry interval, not a wait for readiness
+	}
+	return fmt.Errorf("the %d-node cluster was not ready within %v: %v (logs in %s)", len(c.Nodes), within, last, filepath.Dir(c.Nodes[0].Dir))
+}
+
+// probeWith creates and deletes a stream with that many replicas.
+func (c *Cluster) probeWith(replicas int) error {
+	nc, err := nats.Connect(c.URL(), nats.Timeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	// A name of its own each time: a probe that timed out may leave a
+	// stream placed on a node since lost, stalled without quorum.
+	c.probes++
+	name := fmt.Sprintf("READY_PROBE_%d", c.probes)
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{"csa.test." + name},
+		Replicas: replicas, Storage: jetstream.MemoryStorage}); err != nil {
+		return err
+	}
+	return js.DeleteStream(ctx, name)
+}
+
+// Kill SIGKILLs node i and waits for it to be gone.
+func (c *Cluster) Kill(i int) {
+	n := c.Nodes[i]
+	if n.cmd != nil && n.cmd.Process != nil {
+		n.cmd.Process.Kill()
+		<-n.done
+	}
+}
+
+// Stop stops every node: SIGTERM, SIGKILL after 5 s.
+func (c *Cluster) Stop() {
+	for _, n := range c.Nodes {
+		if n.cmd != nil && n.cmd.Process != nil {
+			n.cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	for _, n := range c.Nodes {
+		if n.done == nil {
+			continue
+		}
+		select {
+		case <-n.done:
+		case <-time.After(5 * time.Second):
+			n.cmd.Process.Kill()
+			<-n.done
+		}
+	}
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
