@@ -24,11 +24,10 @@ func (c *Conflict) Error() string {
 // it only tells whether it would apply. A diff that does not apply is a
 // *Conflict. The index is not touched.
 func (g *Git) Apply(ctx context.Context, dir string, diff []byte, check bool) ([]string, error) {
-	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel")
+	root, err := g.Top(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		return nil, err
 	}
-	root := line(out)
 	numstat, err := g.run(ctx, root, diff, nil, "apply", "--numstat", "-z", "-")
 	if err != nil {
 		return nil, err

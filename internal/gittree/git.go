@@ -21,6 +21,9 @@ import (
 // ErrNotRepo: the directory is not inside a git work tree.
 var ErrNotRepo = errors.New("not inside a git work tree")
 
+// ErrNoCommit: the repository has no commit to start from.
+var ErrNoCommit = errors.New("the repository has no commit yet: a remote run starts from HEAD (commit something first)")
+
 // Git runs the git program with an environment.
 type Git struct {
 	// Env is git's environment: the caller's, without the variables that
@@ -111,6 +114,18 @@ func (g *Git) writeTree(ctx context.Context, dir, index string) (string, error) 
 	}
 	out, err := g.run(ctx, dir, nil, env, "write-tree")
 	if err != nil {
+		return "", err
+	}
+	return line(out), nil
+}
+
+// Top is the top directory of the work tree holding dir, or ErrNotRepo.
+func (g *Git) Top(ctx context.Context, dir string) (string, error) {
+	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--is-inside-work-tree")
+	if err != nil || line(out) != "true" {
+		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	if out, err = g.run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel"); err != nil {
 		return "", err
 	}
 	return line(out), nil

@@ -28,21 +28,17 @@ type Snapshot struct {
 // user's index and working tree are left as they are, the working state
 // is recorded in a temporary index file.
 func (g *Git) Take(ctx context.Context, dir string) (*Snapshot, error) {
-	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--is-inside-work-tree")
-	if err != nil || line(out) != "true" {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNotRepo)
-	}
-	out, err = g.run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel")
+	top, err := g.Top(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Root: line(out)}
+	s := &Snapshot{Root: top}
 	if s.Subdir, err = rel(s.Root, dir); err != nil {
 		return nil, err
 	}
-	out, err = g.run(ctx, s.Root, nil, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	out, err := g.run(ctx, s.Root, nil, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return nil, fmt.Errorf("%s has no commit yet: a remote run starts from HEAD (commit something first)", s.Root)
+		return nil, fmt.Errorf("%s: %w", s.Root, ErrNoCommit)
 	}
 	s.Commit = line(out)
 
