@@ -63,7 +63,7 @@ func TestUsageErrors(t *testing.T) {
 	proj := projectDir(t)
 	none := newMachine(t, "none", "")
 	os.WriteFile(filepath.Join(none.dir, "cfg", "config.toml"), nil, 0o600) // no [cluster]
-	away := newMachine(t, "away", "nats://127.0.0.1:1") // nothing listens there
+	away := newMachine(t, "away", "nats://127.0.0.1:1")                     // nothing listens there
 	for _, tt := range []struct {
 		m    *machine
 		args []string
