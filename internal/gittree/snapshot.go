@@ -49,7 +49,10 @@ func (g *Git) Take(ctx context.Context, dir string) (*Snapshot, error) {
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	// Start from a copy of the user's index: its stat data spares
-	// hashing every unchanged file again.
+	// hashing every unchanged file again. The copy keeps the index's
+	// modification time, which git compares with its entries' to find
+	// files changed in the same clock tick as the index was written
+	// ("racily clean"): a fresh time would hide such a change.
 	out, err = g.run(ctx, s.Root, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, err
@@ -111,5 +114,12 @@ func copyFile(from, to string) error {
 		out.Close()
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return err
+	}
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(to, fi.ModTime(), fi.ModTime())
 }
