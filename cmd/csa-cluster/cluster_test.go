@@ -16,8 +16,9 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// project is a directory every machine sees at the same path (the first
-// step: a remote run's working directory must exist on the worker).
+// projectDir is a directory every machine sees at the same path, not a
+// git repository: runs from it are queued with --remote-cwd, the working
+// directory being the worker's own.
 func projectDir(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "proj")
 	if err := os.MkdirAll(filepath.Join(p, ".git"), 0o700); err != nil {
@@ -60,7 +61,7 @@ func TestRemoteRunsSpreadOverWorkers(t *testing.T) {
 	const n = 10
 	var ids []string
 	for i := range n {
-		out := caller.csa(t, proj, "run", "--remote", "--tool", "codex", fmt.Sprintf("sleep 400ms; echo run-%d", i))
+		out := caller.csa(t, proj, "run", "--remote", "--remote-cwd", "--tool", "codex", fmt.Sprintf("sleep 400ms; echo run-%d", i))
 		id := strings.TrimSpace(out)
 		if len(id) != session.IDLen {
 			t.Fatalf("csa run --remote printed %q, not a session id", out)
@@ -187,7 +188,7 @@ func TestWorkerLostMidRun(t *testing.T) {
 	other.startWorker(t, proj, "--name", "other")
 	waitWorkers(t, caller, proj, 2)
 
-	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--labels", "role=victim", "--tool", "codex", "sleep 30s; echo never"))
+	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--remote-cwd", "--labels", "role=victim", "--tool", "codex", "sleep 30s; echo never"))
 	var localID string
 	waitFor(t, 30*time.Second, "the run running on the victim", func() bool {
 		for _, r := range caller.records(t, proj) {

@@ -39,7 +39,7 @@ func TestClusterDev(t *testing.T) {
 	}
 	m = newMachine(t, "caller", started.URL)
 	proj := projectDir(t)
-	id := strings.TrimSpace(m.csa(t, proj, "run", "--remote", "--tool", "codex", "echo hi"))
+	id := strings.TrimSpace(m.csa(t, proj, "run", "--remote", "--remote-cwd", "--tool", "codex", "echo hi"))
 	s := clusterStatus(t, m, proj)
 	if s.Queue.Waiting != 1 || len(s.Streams) != 4 {
 		t.Fatalf("after queueing %s: %+v", id, s)
@@ -63,6 +63,7 @@ func TestUsageErrors(t *testing.T) {
 	proj := projectDir(t)
 	none := newMachine(t, "none", "")
 	os.WriteFile(filepath.Join(none.dir, "cfg", "config.toml"), nil, 0o600) // no [cluster]
+	away := newMachine(t, "away", "nats://127.0.0.1:1")                     // nothing listens there
 	for _, tt := range []struct {
 		m    *machine
 		args []string
@@ -73,6 +74,11 @@ func TestUsageErrors(t *testing.T) {
 		{none, []string{"worker", "--max-concurrent", "0"}, "--max-concurrent N>=1"},
 		{none, []string{"worker", "--labels", "gpu"}, `"gpu" is not k=v`},
 		{none, []string{"run", "--remote", "-i", "--tool", "codex", "echo hi"}, "--interactive cannot be used with --remote"},
+		// Outside a git repository, refused before connecting.
+		{away, []string{"run", "--remote", "--tool", "codex", "echo hi"}, "is not in a git repository: a remote run takes its working tree as git"},
+		{away, []string{"run", "--remote-cwd", "--tool", "codex", "echo hi"}, "--remote-cwd is for remote runs"},
+		{away, []string{"apply", "01J0000000000000000000000A"}, "csa apply applies to a git work tree"},
+		{none, []string{"apply"}, "accepts 1 arg"},
 	} {
 		_, code, stderr := tt.m.csaCode(proj, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {

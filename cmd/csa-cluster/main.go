@@ -35,6 +35,7 @@ type command func(ctx context.Context, e *env, args []string) error
 
 var commands = map[string]command{
 	"dev": runDev, "worker": runWorker, "submit": runSubmit, "status": runStatus, "ps": runPS, "wait": runWait,
+	"apply": runApply,
 }
 
 // env is what a command reads of the world.

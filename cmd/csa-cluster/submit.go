@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // runSubmit is `csa run --remote`: queue a run and print its session id.
@@ -21,7 +24,8 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	effort := fs.String("effort", "", "effort")
 	timeout := fs.Duration("timeout", 0, "total time limit of the run")
 	labels := fs.String("labels", "", "labels the worker must have, k=v,...")
-	cd := fs.String("cd", "", "working directory of the agent on the worker (default: this one)")
+	cd := fs.String("cd", "", "working directory of the agent (default: this one): the git work tree holding it travels")
+	remoteCwd := fs.Bool("remote-cwd", false, "send no working tree: run in --cd as it is on the worker")
 	promptFile := fs.String("prompt-file", "", "read the prompt from a file")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -71,13 +75,37 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 			req.ProjectRoot = parent.ProjectRoot
 		}
 	}
+	if !cfg.Cluster.Enabled() {
+		return cmdutil.Usagef("%v", cluster.ErrNoCluster)
+	}
+	g := &gittree.Git{Env: gittree.Clean(os.Environ())}
+	if !*remoteCwd {
+		// Refused before connecting: outside a repository nothing can
+		// travel.
+		if _, err := g.Top(ctx, dir); errors.Is(err, gittree.ErrNotRepo) {
+			return cmdutil.Usagef("%s is not in a git repository: a remote run takes its working tree as git "+
+				"(HEAD and the uncommitted changes); --remote-cwd runs in --cd DIR as it is on the worker instead", dir)
+		}
+	}
 	c, err := open(ctx, cfg, "csa run --remote")
 	if err != nil {
 		return err
 	}
 	defer c.NC.Close()
+	req.ID = session.NewID(e.now())
+	if !*remoteCwd {
+		if req.Tree, err = c.ShipTree(ctx, g, req.ID, dir, cfg.Cluster.Remote); err != nil {
+			if errors.Is(err, gittree.ErrNotRepo) || errors.Is(err, gittree.ErrNoCommit) {
+				return cmdutil.Usagef("%v", err)
+			}
+			return err
+		}
+	}
 	r, err := c.Submit(ctx, req, e.now())
 	if err != nil {
+		if req.Tree != nil {
+			c.DropTree(context.WithoutCancel(ctx), req.Tree)
+		}
 		return err
 	}
 	if e.json {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -18,23 +19,38 @@ const followEvery = 50 * time.Millisecond
 // run starts req here and mirrors its local session into the cluster
 // until it ends: its state into the record, its events to its subject.
 func (w *Worker) run(ctx context.Context, req Request) {
+	var sc *scratch
+	if req.Tree != nil {
+		var err error
+		if sc, err = w.checkout(ctx, req); err != nil {
+			w.failStart(ctx, req.ID, fmt.Errorf("checkout of the working tree: %w", err))
+			return
+		}
+		req.Cwd = sc.cwd
+	}
 	localID, store, err := w.Local.Start(ctx, req)
 	if err != nil {
-		w.logf("worker %s: %s did not start: %v", w.ID, req.ID, err)
-		w.C.Update(ctx, req.ID, func(r *Record) error {
-			if r.Status.Ended() {
-				return session.ErrNoChange
-			}
-			r.EndedAt = w.Now().UTC()
-			r.Reason = err.Error()
-			r.Failure = &session.Failure{Class: session.FailStart, Message: err.Error()}
-			return r.Move(session.Failed)
-		})
+		sc.remove()
+		w.failStart(ctx, req.ID, err)
 		return
 	}
 	w.logf("worker %s: %s runs as local session %s", w.ID, req.ID, localID)
-	f := &follower{w: w, id: req.ID, localID: localID, store: store}
+	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc}
 	f.follow(ctx)
+}
+
+// failStart ends session id failed: its run never started.
+func (w *Worker) failStart(ctx context.Context, id string, err error) {
+	w.logf("worker %s: %s did not start: %v", w.ID, id, err)
+	w.C.Update(ctx, id, func(r *Record) error {
+		if r.Status.Ended() {
+			return session.ErrNoChange
+		}
+		r.EndedAt = w.Now().UTC()
+		r.Reason = err.Error()
+		r.Failure = &session.Failure{Class: session.FailStart, Message: err.Error()}
+		return r.Move(session.Failed)
+	})
 }
 
 type follower struct {
@@ -45,6 +61,12 @@ type follower struct {
 	last    *session.State
 	events  *os.File
 	partial []byte
+	// scratch is the run's working tree (nil: none); diff is what the
+	// agent changed there, made once the local run has ended and
+	// recorded with the ended state, so that whoever sees the session
+	// ended finds its diff.
+	scratch *scratch
+	diff    *ResultDiff
 }
 
 func (f *follower) follow(ctx context.Context) {
@@ -60,12 +82,18 @@ func (f *follower) follow(ctx context.Context) {
 		// Events first: once the record says ended, its output is all
 		// there.
 		f.publishEvents(ctx)
+		if err == nil && st.Status.Ended() && f.scratch != nil && f.diff == nil {
+			f.diff = f.w.finish(ctx, f.id, f.scratch)
+		}
 		if err == nil && !reflect.DeepEqual(st, f.last) {
 			rec, uerr := f.w.C.Update(ctx, f.id, func(r *Record) error {
 				if r.Status.Ended() {
 					return session.ErrNoChange
 				}
 				mirror(r, st)
+				if f.diff != nil {
+					r.Remote.Diff = f.diff
+				}
 				return nil
 			})
 			if uerr != nil {

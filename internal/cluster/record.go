@@ -31,6 +31,11 @@ type Remote struct {
 	LocalID  string    `json:"local_id,omitempty"`
 	QueuedAt time.Time `json:"queued_at"`
 	TakenAt  time.Time `json:"taken_at,omitzero"`
+	// Tree is the working tree the run started from (nil: it ran in
+	// its Cwd as that is on the worker); Diff what the agent changed in
+	// it, set when the run ends.
+	Tree *TreeRef    `json:"tree,omitempty"`
+	Diff *ResultDiff `json:"diff,omitempty"`
 }
 
 // Request is one queued run: what a worker needs to start it.
@@ -47,6 +52,8 @@ type Request struct {
 	ParentID    string            `json:"parent_id,omitempty"`
 	ParentTool  string            `json:"parent_tool,omitempty"`
 	ProjectRoot string            `json:"project_root"`
+	// Tree is the caller's working tree; nil: run in Cwd on the worker.
+	Tree *TreeRef `json:"tree,omitempty"`
 }
 
 // ErrNotFound: no remote session has the id.

@@ -36,7 +36,7 @@ func (c *Cluster) Submit(ctx context.Context, req Request, now time.Time) (*Reco
 			Cwd: req.Cwd, Depth: req.Depth, ParentID: req.ParentID, ParentTool: req.ParentTool,
 			CreatedAt: now.UTC(), PromptBytes: len(req.Prompt), TimeoutMS: req.TimeoutMS, Detached: true,
 		},
-		Remote: Remote{Labels: req.Labels, QueuedAt: now.UTC()},
+		Remote: Remote{Labels: req.Labels, QueuedAt: now.UTC(), Tree: req.Tree},
 	}
 	rec, err := json.Marshal(r)
 	if err != nil {

@@ -24,6 +24,10 @@ type ClusterConfig struct {
 	// Default is where `csa run` runs without --remote: "local" or
 	// "remote" (queued on the cluster).
 	Default string `toml:"default"`
+	// Remote is a git remote (URL or path) every worker can fetch from:
+	// csa run --remote then sends the commit at HEAD by name (it must be
+	// pushed there already) instead of a bundle of it. "" sends bundles.
+	Remote string `toml:"remote"`
 }
 
 // Where a run goes by default.
@@ -75,8 +79,26 @@ func (c *Config) validateCluster() []problem {
 			bad(fmt.Sprintf("%q must be an absolute path", p), key)
 		}
 	}
+	if k.Remote != "" && !gitURL(k.Remote) {
+		bad(fmt.Sprintf("%q is not a git URL (scheme://..., user@host:path) or an absolute path", k.Remote), "remote")
+	}
 	if (k.TLSCert == "") != (k.TLSKey == "") {
 		bad("tls_cert and tls_key go together: set both or neither", "tls_key")
 	}
 	return ps
+}
+
+// gitURL: what git fetch takes as a remote every machine can name: a URL
+// with a scheme, scp-like user@host:path, or an absolute path.
+func gitURL(s string) bool {
+	if strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && (u.Host != "" || u.Scheme == "file") {
+		return true
+	}
+	if host, path, ok := strings.Cut(s, ":"); ok && host != "" && path != "" && !strings.Contains(host, "/") {
+		return true
+	}
+	return filepath.IsAbs(s)
 }

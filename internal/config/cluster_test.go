@@ -22,6 +22,11 @@ default = "remote"
 	if got := c.URLs(); !slices.Equal(got, []string{"nats://a:4222", "tls://b:4222"}) {
 		t.Errorf("URLs: %q", got)
 	}
+	for _, r := range []string{"git@host:org/r.git", "https://git.example/r.git", "file:///srv/r.git", "/srv/r.git"} {
+		if got := mustLoad(t, "[cluster]\nremote = \""+r+"\"\n", "").Config.Cluster.Remote; got != r {
+			t.Errorf("remote %q: %q", r, got)
+		}
+	}
 	if d := mustLoad(t, "", "").Config.Cluster; d.Enabled() || d.Default != ClusterLocal {
 		t.Errorf("default: %+v", d)
 	}
@@ -37,6 +42,8 @@ func TestClusterValidation(t *testing.T) {
 		{"[cluster]\ncredentials = \"user.creds\"", `"cluster.credentials": "user.creds" must be an absolute path`},
 		{"[cluster]\ntls_cert = \"/c.pem\"", `"cluster.tls_key": tls_cert and tls_key go together`},
 		{"[cluster]\nurls = \"nats://a:4222\"", `unknown key "cluster.urls"`},
+		{"[cluster]\nurl = \"nats://a:4222\"\nremote = \"repo.git\"", `:3:10: invalid value for "cluster.remote": "repo.git" is not a git URL`},
+		{"[cluster]\nremote = \"https://git example/r\"", `"cluster.remote": "https://git example/r" is not a git URL`},
 	} {
 		g, p := files(t, tt.doc, "")
 		_, err := LoadFiles(g, p)

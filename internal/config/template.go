@@ -131,6 +131,7 @@ func Template() string {
 	set("cluster.tls_ca", `CA certificate that signs the servers' certificates (absolute path); "" for the system's.`)
 	set("cluster.tls_cert", `Client certificate for servers that ask for one (absolute path, with tls_key).`)
 	set("cluster.tls_key", `The client certificate's key (absolute path).`)
+	set("cluster.remote", `A git remote every worker can fetch from (URL, user@host:path or absolute path): csa run --remote sends HEAD by its commit id, which must be pushed there already, instead of a bundle of its history; "" for bundles.`)
 	set("cluster.default", `Where csa run runs without --remote: "local" (here) or "remote" (queued for a worker; needs url).`)
 	line("")
 	line("[review]")

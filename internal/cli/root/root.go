@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/apply"
 	"github.com/csa-dev/csa/internal/cli/attach"
 	"github.com/csa-dev/csa/internal/cli/batch"
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
@@ -77,6 +78,7 @@ var commands = []struct {
 	{"mcp", mcpcmd.NewHubCmd},
 	{"cluster", clustercmd.NewCmd},
 	{"worker", clustercmd.NewWorkerCmd},
+	{"apply", apply.NewCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

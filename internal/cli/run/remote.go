@@ -60,6 +60,9 @@ func (j *job) remote(ctx context.Context) error {
 		}
 		args = append(args, "--timeout", timeout.String())
 	}
+	if j.o.RemoteCwd {
+		args = append(args, "--remote-cwd")
+	}
 	if j.f.JSON {
 		args = append(args, "--json")
 	}

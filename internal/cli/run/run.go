@@ -52,6 +52,9 @@ type Options struct {
 	// Labels are what that worker must have (k=v).
 	Remote bool
 	Labels []string
+	// RemoteCwd sends no working tree: the remote run's agent works in
+	// the directory of the same path on the worker.
+	RemoteCwd bool
 
 	timeoutSet, idleSet, yoloSet bool
 	remoteSet                    bool
@@ -121,6 +124,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.NoGuards, "no-guards", false, "run none of the prompt guards of hooks.toml (add nothing to the prompt)")
 	fl.BoolVar(&opts.Remote, "remote", false, "queue the run on the cluster ([cluster] url) for a csa worker; prints the session id (default: cluster.default)")
 	fl.StringSliceVar(&opts.Labels, "labels", nil, "with --remote: labels the worker must have, k=v,...")
+	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -191,6 +195,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if j.goesRemote(o.changed) {
 		return j.remote(ctx)
+	}
+	if o.RemoteCwd {
+		return cmdutil.Usagef("--remote-cwd is for remote runs (--remote)")
 	}
 	if o.Tier != "" {
 		return j.runTier(ctx)
