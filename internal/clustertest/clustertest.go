@@ -48,6 +48,7 @@ func Binary() (string, error) {
 type Cluster struct {
 	Nodes  []*Node
 	probes int
+	addr   string
 }
 
 // Node is one server process.
@@ -77,12 +78,20 @@ func (c *Cluster) URL() string {
 // stream with n replicas, and stops the servers when the test ends.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return StartOn(t, n, "127.0.0.1")
+}
+
+// StartOn is Start with the servers' client ports listening on addr
+// ("0.0.0.0": reachable from a network namespace of a test); URL still
+// names 127.0.0.1.
+func StartOn(t testing.TB, n int, addr string) *Cluster {
+	t.Helper()
 	bin, err := Binary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := t.TempDir()
-	c := &Cluster{}
+	c := &Cluster{addr: addr}
 	for i := range n {
 		c.Nodes = append(c.Nodes, &Node{Name: fmt.Sprintf("n%d", i+1), Port: freePort(t), ClusterPort: freePort(t),
 			Dir: filepath.Join(base, fmt.Sprintf("n%d", i+1))})
@@ -92,7 +101,7 @@ func Start(t testing.TB, n int) *Cluster {
 		routes = append(routes, "nats-route://127.0.0.1:"+strconv.Itoa(nd.ClusterPort))
 	}
 	for _, nd := range c.Nodes {
-		if err := nd.start(bin, strings.Join(routes, ",")); err != nil {
+		if err := nd.start(bin, c.addr, strings.Join(routes, ",")); err != nil {
 			c.Stop()
 			t.Fatal(err)
 		}
@@ -104,7 +113,7 @@ func Start(t testing.TB, n int) *Cluster {
 	return c
 }
 
-func (n *Node) start(bin, routes string) error {
+func (n *Node) start(bin, addr, routes string) error {
 	if err := os.MkdirAll(n.Dir, 0o700); err != nil {
 		return err
 	}
@@ -113,7 +122,7 @@ func (n *Node) start(bin, routes string) error {
 		return err
 	}
 	defer logf.Close()
-	n.cmd = exec.Command(bin, "--server_name", n.Name, "--addr", "127.0.0.1", "--port", strconv.Itoa(n.Port),
+	n.cmd = exec.Command(bin, "--server_name", n.Name, "--addr", addr, "--port", strconv.Itoa(n.Port),
 		"--jetstream", "--store_dir", filepath.Join(n.Dir, "js"),
 		"--cluster_name", "csa-test", "--cluster", "nats://127.0.0.1:"+strconv.Itoa(n.ClusterPort), "--routes", routes)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
