@@ -27,7 +27,8 @@ const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, cs
   submit --tool T [--model M] [--effort E] [--timeout D] [--labels k=v,...] [--cd DIR] [-f FILE] [PROMPT | -]
   status [--json]                    workers, queue, servers, streams
   ps [--json]                        remote sessions
-  wait [--any] [--timeout D] [--json] ID...`
+  wait [--any] [--timeout D] [--json] ID...
+  kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first`
 
 // command is one subcommand: it gets its own flags and returns an error
 // for the one table of exit codes (cmdutil.Classify).
@@ -35,6 +36,7 @@ type command func(ctx context.Context, e *env, args []string) error
 
 var commands = map[string]command{
 	"dev": runDev, "worker": runWorker, "submit": runSubmit, "status": runStatus, "ps": runPS, "wait": runWait,
+	"kill": runKill,
 }
 
 // env is what a command reads of the world.

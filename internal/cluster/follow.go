@@ -18,6 +18,11 @@ const followEvery = 50 * time.Millisecond
 // run starts req here and mirrors its local session into the cluster
 // until it ends: its state into the record, its events to its subject.
 func (w *Worker) run(ctx context.Context, req Request) {
+	if kill, _ := w.ctl.killWanted(req.ID); kill {
+		w.logf("worker %s: %s killed before it started", w.ID, req.ID)
+		w.markKilled(ctx, req.ID)
+		return
+	}
 	localID, store, err := w.Local.Start(ctx, req)
 	if err != nil {
 		w.logf("worker %s: %s did not start: %v", w.ID, req.ID, err)
@@ -33,6 +38,13 @@ func (w *Worker) run(ctx context.Context, req Request) {
 		return
 	}
 	w.logf("worker %s: %s runs as local session %s", w.ID, req.ID, localID)
+	w.ctl.started(req.ID, localID, store)
+	if kill, grace := w.ctl.killWanted(req.ID); kill {
+		// Killed while it was starting.
+		if _, err := w.killLocal(ctx, req.ID, localID, store, grace); err != nil {
+			w.logf("worker %s: killing %s: %v", w.ID, req.ID, err)
+		}
+	}
 	f := &follower{w: w, id: req.ID, localID: localID, store: store}
 	f.follow(ctx)
 }

@@ -31,6 +31,8 @@ type Remote struct {
 	LocalID  string    `json:"local_id,omitempty"`
 	QueuedAt time.Time `json:"queued_at"`
 	TakenAt  time.Time `json:"taken_at,omitzero"`
+	// KillRequestedAt: csa kill asked the worker to stop the run.
+	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
 }
 
 // Request is one queued run: what a worker needs to start it.

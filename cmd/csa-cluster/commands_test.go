@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// openCluster is the test's own client of the cluster, to watch records
+// without starting a process per look.
+func openCluster(t *testing.T, url string) *cluster.Cluster {
+	t.Helper()
+	nc, err := cluster.Connect(config.ClusterConfig{URL: url}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := cluster.Open(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func record(t *testing.T, c *cluster.Cluster, id string) *cluster.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, _, err := c.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tagged lists this machine's live processes (zombies aside) that carry
+// session id in their environment, as the runner tags a run's processes.
+func tagged(id string) []string {
+	var left []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, []byte("CSA_SESSION_ID="+id+"\x00")) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 0 && f[0] == "Z" {
+				continue
+			}
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+	}
+	return left
+}
+
+// csa kill on the caller stops a remote run on its worker within 2 s:
+// the fake agent, blocked on a file that never appears, and the child it
+// started; the record ends killed and no process of the run is left.
+// A run still queued when it is killed never starts.
+func TestRemoteKill(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w1, w2 := newMachine(t, "w1", c.URL()), newMachine(t, "w2", c.URL())
+	w1.startWorker(t, proj, "--name", "w1", "--labels", "role=a")
+	w2.startWorker(t, proj, "--name", "w2", "--labels", "role=b")
+	waitWorkers(t, caller, proj, 2)
+	cl := openCluster(t, c.URL())
+
+	never := filepath.Join(t.TempDir(), "never")
+	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--labels", "role=b", "--tool", "codex",
+		"fork 1; echo waiting; waitfile "+never))
+	var localID string
+	waitFor(t, 30*time.Second, "the run running on w2", func() bool {
+		r := record(t, cl, id)
+		localID = r.Remote.LocalID
+		return r.Status == session.Running && localID != ""
+	})
+	// The agent and its child: both carry the local session's id.
+	waitFor(t, 10*time.Second, "the agent and its child running", func() bool { return len(tagged(localID)) >= 2 })
+
+	start := time.Now()
+	kill := make(chan string, 1)
+	go func() {
+		out, code, stderr := caller.csaCode(proj, "kill", "--grace", "1s", id)
+		kill <- fmt.Sprintf("exit %d: %s%s", code, out, stderr)
+	}()
+	var took time.Duration
+	waitFor(t, 30*time.Second, "the record killed", func() bool {
+		r := record(t, cl, id)
+		took = time.Since(start)
+		return r.Status.Ended()
+	})
+	if r := record(t, cl, id); r.Status != session.Killed || r.Failure == nil || r.Failure.Class != session.FailKilled {
+		t.Fatalf("after csa kill: %s, %+v; want killed", r.Status, r.Failure)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the record read killed %v after csa kill started, over 2 s", took)
+	}
+	t.Logf("killed %v after csa kill started", took)
+	if got := <-kill; got != "exit 0: "+id+"\tkilled\n" {
+		t.Errorf("csa kill printed %q", got)
+	}
+	waitFor(t, 5*time.Second, "no process of the run left", func() bool { return len(tagged(localID)) == 0 })
+
+	// Queued: no worker has role=c. Killed, then a worker that could run
+	// it starts: the request is dropped, nothing runs.
+	qid := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--labels", "role=c", "--tool", "codex", "echo never"))
+	if out := caller.csa(t, proj, "kill", "--json", qid); !strings.Contains(out, `"state": "killed"`) {
+		t.Fatalf("csa kill --json of a queued run: %s", out)
+	}
+	late := newMachine(t, "late", c.URL())
+	late.startWorker(t, proj, "--name", "late", "--labels", "role=c")
+	waitWorkers(t, caller, proj, 3)
+	waitFor(t, 30*time.Second, "the queue empty", func() bool {
+		s := clusterStatus(t, caller, proj)
+		return s.Queue.Waiting == 0 && s.Queue.Delivering == 0
+	})
+	if r := record(t, cl, qid); r.Status != session.Killed || r.Remote.Worker != "" || !r.StartedAt.IsZero() {
+		t.Errorf("the queued run after its kill: %s, worker %q, started %v", r.Status, r.Remote.Worker, r.StartedAt)
+	}
+	if local, _ := filepath.Glob(filepath.Join(late.dir, "state", "projects", "*", "sessions", "*")); len(local) != 0 {
+		t.Errorf("the late worker ran something: %q", local)
+	}
+
+	// Unknown ids: not_found, exit 2.
+	if _, code, stderr := caller.csaCode(proj, "kill", session.NewID(time.Now())); code != 2 || !strings.Contains(stderr, "no remote session") {
+		t.Errorf("csa kill of an unknown id: exit %d: %s", code, stderr)
+	}
+}
