@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -146,4 +148,96 @@ func TestRemoteKill(t *testing.T) {
 	if _, code, stderr := caller.csaCode(proj, "kill", session.NewID(time.Now())); code != 2 || !strings.Contains(stderr, "no remote session") {
 		t.Errorf("csa kill of an unknown id: exit %d: %s", code, stderr)
 	}
+}
+
+// csa logs of a remote session: the text view is the one a local run of
+// the same prompt gives; --raw is the worker's output.log byte for byte;
+// --events the event lines. logs -f started while the run waits shows
+// its first line, then the rest once the run goes on, and ends with it.
+func TestRemoteLogs(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w1 := newMachine(t, "w1", c.URL())
+	w1.startWorker(t, proj, "--name", "w1")
+	waitWorkers(t, caller, proj, 1)
+	cl := openCluster(t, c.URL())
+
+	const prompt = "echo hello there; echo second line"
+	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--tool", "codex", prompt))
+	caller.csa(t, proj, "wait", "--timeout", "60s", id)
+	localRun := strings.TrimSpace(caller.csa(t, proj, "run", "-d", "--tool", "codex", prompt))
+	caller.csa(t, proj, "wait", "--timeout", "60s", localRun)
+	want := caller.csa(t, proj, "logs", localRun)
+	if want != "hello there\nsecond line\n" {
+		t.Fatalf("local csa logs: %q", want)
+	}
+	if got := caller.csa(t, proj, "logs", id); got != want {
+		t.Errorf("csa logs of the remote run: %q, want %q as the local run's", got, want)
+	}
+	r := record(t, cl, id)
+	outLog, err := os.ReadFile(filepath.Join(w1.dir, "state", "projects", slugDir(t, w1), "sessions", r.Remote.LocalID, session.OutputFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := caller.csa(t, proj, "logs", "--raw", id); got != string(outLog) || len(outLog) == 0 {
+		t.Errorf("csa logs --raw: %q, want the worker's output.log %q", got, outLog)
+	}
+	evs := caller.csa(t, proj, "logs", "--events", id)
+	lines := strings.Split(strings.TrimSuffix(evs, "\n"), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("csa logs --events: %q is not a JSON line", l)
+		}
+	}
+	if wantN := len(strings.Split(strings.TrimSuffix(caller.csa(t, proj, "logs", "--events", localRun), "\n"), "\n")); len(lines) != wantN {
+		t.Errorf("csa logs --events: %d lines, the local run has %d:\n%s", len(lines), wantN, evs)
+	}
+
+	// Follow.
+	gate := filepath.Join(t.TempDir(), "gate")
+	id2 := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--tool", "codex", "echo first; waitfile "+gate+"; echo second"))
+	cmd := exec.Command(filepath.Join(bin, "csa"), "logs", "-f", id2)
+	cmd.Dir, cmd.Env = proj, caller.env
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitFor(t, 60*time.Second, "logs -f showing the first line", func() bool { return strings.Contains(out.String(), "first\n") })
+	select {
+	case err := <-done:
+		t.Fatalf("logs -f ended while the run waits: %v: %q", err, out.String())
+	default:
+	}
+	if strings.Contains(out.String(), "second") {
+		t.Fatalf("logs -f shows a line the run has not printed: %q", out.String())
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil || out.String() != "first\nsecond\n" {
+			t.Errorf("logs -f: %v: %q, want first and second", err, out.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("logs -f did not end with the run: %q", out.String())
+	}
+	if r := record(t, cl, id2); r.Status != session.Completed {
+		t.Errorf("the followed run: %s", r.Status)
+	}
+}
+
+// slugDir is the one project directory in m's state.
+func slugDir(t *testing.T, m *machine) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(m.dir, "state", "projects", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("%s's projects: %q", m.name, dirs)
+	}
+	return filepath.Base(dirs[0])
 }

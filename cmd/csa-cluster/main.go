@@ -28,7 +28,8 @@ const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, cs
   status [--json]                    workers, queue, servers, streams
   ps [--json]                        remote sessions
   wait [--any] [--timeout D] [--json] ID...
-  kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first`
+  kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first
+  logs ID [-f] [--raw | --events | --stderr]`
 
 // command is one subcommand: it gets its own flags and returns an error
 // for the one table of exit codes (cmdutil.Classify).
@@ -36,7 +37,7 @@ type command func(ctx context.Context, e *env, args []string) error
 
 var commands = map[string]command{
 	"dev": runDev, "worker": runWorker, "submit": runSubmit, "status": runStatus, "ps": runPS, "wait": runWait,
-	"kill": runKill,
+	"kill": runKill, "logs": runLogs,
 }
 
 // env is what a command reads of the world.

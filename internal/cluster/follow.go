@@ -57,12 +57,17 @@ type follower struct {
 	last    *session.State
 	events  *os.File
 	partial []byte
+	// raw and stderr are the program's standard output and error, sent
+	// as they are read (not by line).
+	raw, stderr *os.File
 }
 
 func (f *follower) follow(ctx context.Context) {
 	defer func() {
-		if f.events != nil {
-			f.events.Close()
+		for _, file := range []*os.File{f.events, f.raw, f.stderr} {
+			if file != nil {
+				file.Close()
+			}
 		}
 	}()
 	t := time.NewTicker(followEvery)
@@ -72,6 +77,8 @@ func (f *follower) follow(ctx context.Context) {
 		// Events first: once the record says ended, its output is all
 		// there.
 		f.publishEvents(ctx)
+		f.publishBytes(ctx, &f.raw, session.OutputFile, RawSubject(f.id))
+		f.publishBytes(ctx, &f.stderr, session.StderrFile, StderrSubject(f.id))
 		if err == nil && !reflect.DeepEqual(st, f.last) {
 			rec, uerr := f.w.C.Update(ctx, f.id, func(r *Record) error {
 				if r.Status.Ended() {
@@ -139,6 +146,34 @@ func (f *follower) publishEvents(ctx context.Context) {
 			f.partial = f.partial[i+1:]
 		}
 		if err == io.EOF || n == 0 || err != nil {
+			return
+		}
+	}
+}
+
+// publishBytes sends what was added to the local file name since the
+// last call, in chunks of at most 64 KiB.
+func (f *follower) publishBytes(ctx context.Context, file **os.File, name, subject string) {
+	if *file == nil {
+		fh, err := os.Open(f.store.Path(f.localID, name))
+		if err != nil {
+			return
+		}
+		*file = fh
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := (*file).Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if err := retry(ctx, func(ctx context.Context) error {
+				_, err := f.w.C.JS.Publish(ctx, subject, chunk)
+				return err
+			}); err != nil {
+				f.w.logf("worker %s: %s of %s: %v", f.w.ID, name, f.id, err)
+			}
+		}
+		if n == 0 || err != nil {
 			return
 		}
 	}
