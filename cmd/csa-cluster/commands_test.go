@@ -241,3 +241,60 @@ func slugDir(t *testing.T, m *machine) string {
 	}
 	return filepath.Base(dirs[0])
 }
+
+// csa inspect and csa status of a remote session answer from its record:
+// the fields a local session's inspect has, and the worker; an unknown id
+// is not_found (exit 2).
+func TestRemoteInspectStatus(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w1 := newMachine(t, "w1", c.URL())
+	w1.startWorker(t, proj, "--name", "w1")
+	waitWorkers(t, caller, proj, 1)
+
+	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--tool", "codex", "echo inspected"))
+	caller.csa(t, proj, "wait", "--timeout", "60s", id)
+	local := strings.TrimSpace(caller.csa(t, proj, "run", "-d", "--tool", "codex", "echo inspected"))
+	caller.csa(t, proj, "wait", "--timeout", "60s", local)
+
+	var remote, loc map[string]any
+	if err := json.Unmarshal([]byte(caller.csa(t, proj, "inspect", "--json", id)), &remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(caller.csa(t, proj, "inspect", "--json", local)), &loc); err != nil {
+		t.Fatal(err)
+	}
+	// Every field of the local state is there (dir and files are the
+	// worker's and are left out).
+	for k := range loc {
+		if _, ok := remote[k]; !ok && k != "dir" && k != "files" && k != "pid" && k != "pgid" && k != "supervisor_pid" {
+			t.Errorf("inspect --json of the remote session lacks %q", k)
+		}
+	}
+	if remote["id"] != id || remote["state"] != "completed" || remote["result"] != "inspected" || remote["worker"] != "w1" || remote["tool"] != "codex" {
+		t.Errorf("inspect --json: %v", remote)
+	}
+	if txt := caller.csa(t, proj, "inspect", id); !strings.Contains(txt, "worker w1") || !strings.Contains(txt, "state = 'completed'") {
+		t.Errorf("inspect: %s", txt)
+	}
+
+	var st struct {
+		Sessions []struct{ SessionID, Tool, State, Worker string } `json:"sessions"`
+	}
+	out := caller.csa(t, proj, "status", "--json", id)
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sessions) != 1 || st.Sessions[0].State != "completed" || st.Sessions[0].Worker != "w1" {
+		t.Errorf("status --json: %s", out)
+	}
+	if txt := caller.csa(t, proj, "status", id); !strings.HasPrefix(txt, id) || !strings.Contains(txt, "completed") {
+		t.Errorf("status: %q", txt)
+	}
+	for _, cmd := range []string{"inspect", "status", "logs"} {
+		if _, code, stderr := caller.csaCode(proj, cmd, session.NewID(time.Now())); code != 2 || !strings.Contains(stderr, "no remote session") {
+			t.Errorf("csa %s of an unknown id: exit %d: %s", cmd, code, stderr)
+		}
+	}
+}
