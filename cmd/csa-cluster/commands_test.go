@@ -298,3 +298,70 @@ func TestRemoteInspectStatus(t *testing.T) {
 		}
 	}
 }
+
+// One csa wait for a local and a remote session: it returns once both
+// have ended, with both in its answer (in the order given), exit 1 when
+// one of them failed; an unknown remote id among them is not_found.
+func TestWaitLocalAndRemote(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w1 := newMachine(t, "w1", c.URL())
+	w1.startWorker(t, proj, "--name", "w1")
+	waitWorkers(t, caller, proj, 1)
+	cl := openCluster(t, c.URL())
+
+	gate := filepath.Join(t.TempDir(), "gate")
+	remote := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--tool", "codex", "waitfile "+gate+"; echo remote done"))
+	local := strings.TrimSpace(caller.csa(t, proj, "run", "-d", "--tool", "codex", "echo local done"))
+
+	cmd := exec.Command(filepath.Join(bin, "csa"), "wait", "--json", "--timeout", "60s", local, remote)
+	cmd.Dir, cmd.Env = proj, caller.env
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitFor(t, 60*time.Second, "the local run ended and the remote one running", func() bool {
+		o, code, _ := caller.csaCode(proj, "wait", "--timeout", "1ms", local)
+		return code == 0 && strings.Contains(o, "completed") &&
+			record(t, cl, remote).Status == session.Running
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("csa wait returned while the remote run waits: %v: %s %s", err, out.String(), errOut.String())
+	default:
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("csa wait: %v: %s", err, errOut.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("csa wait did not return after both ended")
+	}
+	var ans struct {
+		Sessions []struct{ ID, State, Worker string }
+	}
+	if err := json.Unmarshal([]byte(out.String()), &ans); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if len(ans.Sessions) != 2 || ans.Sessions[0].ID != local || ans.Sessions[0].State != "completed" ||
+		ans.Sessions[1].ID != remote || ans.Sessions[1].State != "completed" || ans.Sessions[1].Worker != "w1" {
+		t.Errorf("csa wait --json: %s", out.String())
+	}
+
+	// A remote run that fails: exit 1.
+	bad := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--tool", "codex", "exit 3"))
+	if o, code, stderr := caller.csaCode(proj, "wait", "--timeout", "60s", local, bad); code != 1 || !strings.Contains(o, bad+"\tfailed") {
+		t.Errorf("csa wait with a failed remote run: exit %d: %s %s", code, o, stderr)
+	}
+	if _, code, stderr := caller.csaCode(proj, "wait", "--timeout", "60s", local, session.NewID(time.Now())); code != 2 || !strings.Contains(stderr, "no remote session") {
+		t.Errorf("csa wait with an unknown remote id: exit %d: %s", code, stderr)
+	}
+}
