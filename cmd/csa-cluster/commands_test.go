@@ -365,3 +365,65 @@ func TestWaitLocalAndRemote(t *testing.T) {
 		t.Errorf("csa wait with an unknown remote id: exit %d: %s", code, stderr)
 	}
 }
+
+// csa ps --tree joins remote sessions to their parents: a local run that
+// queues a remote child, whose agent queues a remote grandchild from its
+// worker (naming its parent by its id there).
+func TestPSTreeRemote(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w1 := newMachine(t, "w1", c.URL())
+	w1.startWorker(t, proj, "--name", "w1")
+	waitWorkers(t, caller, proj, 1)
+
+	parent := strings.TrimSpace(caller.csa(t, proj, "run", "-d", "--tool", "codex",
+		`csa run --remote --tool codex "csa run --remote --tool codex 'echo grandchild'"`))
+	caller.csa(t, proj, "wait", "--timeout", "60s", parent)
+	child := strings.TrimSpace(caller.csa(t, proj, "logs", parent))
+	if len(child) != session.IDLen {
+		t.Fatalf("the parent printed %q, not the remote child's id", child)
+	}
+	caller.csa(t, proj, "wait", "--timeout", "60s", child)
+	grandchild := strings.TrimSpace(caller.csa(t, proj, "logs", child))
+	if len(grandchild) != session.IDLen {
+		t.Fatalf("the remote child printed %q, not the grandchild's id", grandchild)
+	}
+	caller.csa(t, proj, "wait", "--timeout", "60s", grandchild)
+
+	var roots []*struct {
+		ID       string
+		Depth    int
+		Worker   string
+		Children []*struct {
+			ID       string
+			Depth    int
+			Worker   string
+			Children []*struct {
+				ID    string
+				Depth int
+			}
+		}
+	}
+	out := caller.csa(t, proj, "ps", "--tree", "--json")
+	if err := json.Unmarshal([]byte(out), &roots); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range roots {
+		if r.ID != parent {
+			continue
+		}
+		found = true
+		if len(r.Children) != 1 || r.Children[0].ID != child || r.Children[0].Depth != 1 || r.Children[0].Worker != "w1" ||
+			len(r.Children[0].Children) != 1 || r.Children[0].Children[0].ID != grandchild || r.Children[0].Children[0].Depth != 2 {
+			t.Errorf("csa ps --tree --json: %s", out)
+		}
+	}
+	if !found {
+		t.Errorf("the local parent is not a root of csa ps --tree: %s", out)
+	}
+	if txt := caller.csa(t, proj, "ps", "--tree"); !strings.Contains(txt, "└── "+child) || !strings.Contains(txt, "    └── "+grandchild) {
+		t.Errorf("csa ps --tree:\n%s", txt)
+	}
+}

@@ -53,6 +53,9 @@ type RemoteSession struct {
 	session.State
 	Remote struct {
 		Worker string `json:"worker"`
+		// LocalID is the session that runs it in its worker's store: the
+		// parent id of the sessions its agent starts there.
+		LocalID string `json:"local_id"`
 	} `json:"remote"`
 }
 
