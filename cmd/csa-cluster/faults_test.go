@@ -23,27 +23,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/clustertest"
-	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/session"
 )
-
-// openCluster connects the test itself to the cluster (to read streams
-// and records directly).
-func openCluster(t *testing.T, url string) *cluster.Cluster {
-	t.Helper()
-	nc, err := cluster.Connect(config.ClusterConfig{URL: url}, "csa test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := cluster.Open(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // outputLines reads every message on session id's output subject, in
 // order.

@@ -27,7 +27,11 @@ const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, cs
   submit --tool T [--model M] [--effort E] [--timeout D] [--labels k=v,...] [--cd DIR] [-f FILE] [PROMPT | -]
   status [--json]                    workers, queue, servers, streams
   ps [--json]                        remote sessions
-  wait [--any] [--timeout D] [--json] ID...`
+  wait [--any] [--timeout D] [--json] ID...
+  kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first
+  logs ID [-f] [--raw | --events | --stderr]
+  inspect ID [--json]                a remote session's record
+  state ID... [--json]               csa status of remote sessions`
 
 // command is one subcommand: it gets its own flags and returns an error
 // for the one table of exit codes (cmdutil.Classify).
@@ -36,6 +40,7 @@ type command func(ctx context.Context, e *env, args []string) error
 var commands = map[string]command{
 	"dev": runDev, "worker": runWorker, "submit": runSubmit, "status": runStatus, "ps": runPS, "wait": runWait,
 	"apply": runApply,
+	"kill":  runKill, "logs": runLogs, "inspect": runInspect, "state": runState,
 }
 
 // env is what a command reads of the world.

@@ -67,11 +67,12 @@ func newMachine(t *testing.T, name, url string) *machine {
 	}
 	m := &machine{name: name, dir: dir}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CSA_") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+		if !strings.HasPrefix(kv, "CSA_") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") {
 			m.env = append(m.env, kv)
 		}
 	}
-	m.env = append(m.env, "HOME="+filepath.Join(dir, "home"), "CSA_STATE_DIR="+filepath.Join(dir, "state"),
+	// csa on PATH: the fake agent's `csa` directive runs nested runs.
+	m.env = append(m.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+filepath.Join(dir, "home"), "CSA_STATE_DIR="+filepath.Join(dir, "state"),
 		"CSA_CONFIG_HOME="+cfg, "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"))
 	return m
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	fs := flags("wait")
 	anyOne := fs.Bool("any", false, "return when one session has ended")
 	timeout := fs.Duration("timeout", 0, "give up after this long (0: never)")
+	watch := fs.Bool("watch", false, "never settle: print the sessions as one JSON line whenever they change (csa wait mixing local and remote ids reads it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +55,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		deadline = time.After(*timeout)
 	}
 	reaper := &cluster.Reaper{C: c, Now: e.now}
+	var shown []byte
 	for {
 		entries, err := look(ctx, c, reaper, ids)
 		if err != nil {
@@ -64,13 +67,23 @@ func runWait(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 		}
-		if done, code := settle(entries, *anyOne); done && err == nil {
+		if *watch && err == nil {
+			if b, _ := json.Marshal(entries); !bytes.Equal(b, shown) {
+				shown = b
+				if _, err := e.out.Write(append(b, '\n')); err != nil {
+					return err
+				}
+			}
+		} else if done, code := settle(entries, *anyOne); done && err == nil {
 			return report(e, entries, code, "")
 		}
 		select {
 		case <-deadline:
 			return report(e, entries, cmdutil.ExitTimeout, "wait timed out")
 		case <-ctx.Done():
+			if *watch {
+				return nil
+			}
 			return report(e, entries, cmdutil.ExitInterrupted, "wait interrupted")
 		case <-time.After(200 * time.Millisecond):
 		}

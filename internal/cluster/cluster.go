@@ -33,8 +33,14 @@ const (
 )
 
 // OutputSubject carries the lines of session id's events (events.jsonl
-// of its local run on the worker), in order.
+// of its local run on the worker), in order, one line a message.
 func OutputSubject(id string) string { return outputPrefix + id }
+
+// RawSubject carries the bytes of session id's program's standard output
+// (output.log on the worker), StderrSubject those of its standard error,
+// in order, in chunks.
+func RawSubject(id string) string    { return outputPrefix + id + ".raw" }
+func StderrSubject(id string) string { return outputPrefix + id + ".stderr" }
 
 // Liveness of workers.
 const (

@@ -19,6 +19,11 @@ const followEvery = 50 * time.Millisecond
 // run starts req here and mirrors its local session into the cluster
 // until it ends: its state into the record, its events to its subject.
 func (w *Worker) run(ctx context.Context, req Request) {
+	if kill, _ := w.ctl.killWanted(req.ID); kill {
+		w.logf("worker %s: %s killed before it started", w.ID, req.ID)
+		w.markKilled(ctx, req.ID)
+		return
+	}
 	var sc *scratch
 	if req.Tree != nil {
 		var err error
@@ -35,6 +40,13 @@ func (w *Worker) run(ctx context.Context, req Request) {
 		return
 	}
 	w.logf("worker %s: %s runs as local session %s", w.ID, req.ID, localID)
+	w.ctl.started(req.ID, localID, store)
+	if kill, grace := w.ctl.killWanted(req.ID); kill {
+		// Killed while it was starting.
+		if _, err := w.killLocal(ctx, req.ID, localID, store, grace); err != nil {
+			w.logf("worker %s: killing %s: %v", w.ID, req.ID, err)
+		}
+	}
 	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc}
 	f.follow(ctx)
 }
@@ -67,12 +79,17 @@ type follower struct {
 	// ended finds its diff.
 	scratch *scratch
 	diff    *ResultDiff
+	// raw and stderr are the program's standard output and error, sent
+	// as they are read (not by line).
+	raw, stderr *os.File
 }
 
 func (f *follower) follow(ctx context.Context) {
 	defer func() {
-		if f.events != nil {
-			f.events.Close()
+		for _, file := range []*os.File{f.events, f.raw, f.stderr} {
+			if file != nil {
+				file.Close()
+			}
 		}
 	}()
 	t := time.NewTicker(followEvery)
@@ -82,6 +99,8 @@ func (f *follower) follow(ctx context.Context) {
 		// Events first: once the record says ended, its output is all
 		// there.
 		f.publishEvents(ctx)
+		f.publishBytes(ctx, &f.raw, session.OutputFile, RawSubject(f.id))
+		f.publishBytes(ctx, &f.stderr, session.StderrFile, StderrSubject(f.id))
 		if err == nil && st.Status.Ended() && f.scratch != nil && f.diff == nil {
 			f.diff = f.w.finish(ctx, f.id, f.scratch)
 		}
@@ -155,6 +174,34 @@ func (f *follower) publishEvents(ctx context.Context) {
 			f.partial = f.partial[i+1:]
 		}
 		if err == io.EOF || n == 0 || err != nil {
+			return
+		}
+	}
+}
+
+// publishBytes sends what was added to the local file name since the
+// last call, in chunks of at most 64 KiB.
+func (f *follower) publishBytes(ctx context.Context, file **os.File, name, subject string) {
+	if *file == nil {
+		fh, err := os.Open(f.store.Path(f.localID, name))
+		if err != nil {
+			return
+		}
+		*file = fh
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := (*file).Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if err := retry(ctx, func(ctx context.Context) error {
+				_, err := f.w.C.JS.Publish(ctx, subject, chunk)
+				return err
+			}); err != nil {
+				f.w.logf("worker %s: %s of %s: %v", f.w.ID, name, f.id, err)
+			}
+		}
+		if n == 0 || err != nil {
 			return
 		}
 	}

@@ -36,6 +36,8 @@ type Remote struct {
 	// it, set when the run ends.
 	Tree *TreeRef    `json:"tree,omitempty"`
 	Diff *ResultDiff `json:"diff,omitempty"`
+	// KillRequestedAt: csa kill asked the worker to stop the run.
+	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
 }
 
 // Request is one queued run: what a worker needs to start it.

@@ -37,6 +37,7 @@ type Worker struct {
 	started  time.Time
 	jobs     sync.WaitGroup
 	beatLock sync.Mutex
+	ctl      controls
 }
 
 // errTaken: the request's record is no longer waiting for a worker.
@@ -61,6 +62,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stop()
 	go w.heartbeats(life)
 	go w.reap(life)
+	sub, err := w.serveControl(life)
+	if err != nil {
+		return fmt.Errorf("cluster: control subject: %w", err)
+	}
+	defer sub.Unsubscribe()
 	w.logf("worker %s: taking runs (labels %v, max %d)", w.ID, w.Labels, w.MaxConcurrent)
 	for ctx.Err() == nil {
 		if w.count() >= w.MaxConcurrent {
@@ -122,6 +128,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	// Heartbeat the session as ours before claiming it, so that a worker
 	// lost right after the claim leaves a session its reapers can name.
 	w.add(req.ID)
+	w.ctl.hold(req.ID)
 	w.beat(ctx)
 	_, err := w.C.Update(ctx, req.ID, func(r *Record) error {
 		if r.Status != session.Pending || r.Remote.Worker != "" {
@@ -131,6 +138,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		return nil
 	})
 	if err != nil {
+		w.ctl.release(req.ID)
 		w.remove(req.ID)
 		if errors.Is(err, errTaken) || errors.Is(err, ErrNotFound) {
 			msg.Term() // killed while queued, or run by another worker
@@ -148,6 +156,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	go func() {
 		defer w.jobs.Done()
 		defer w.remove(req.ID)
+		defer w.ctl.release(req.ID)
 		w.run(context.WithoutCancel(ctx), req)
 	}()
 }

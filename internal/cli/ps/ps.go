@@ -61,6 +61,9 @@ type Row struct {
 	// Worker is the cluster worker a remote session runs on.
 	Worker   string `json:"worker,omitempty"`
 	Children []*Row `json:"children,omitempty"`
+	// alias is a remote session's id in its worker's store, which the
+	// sessions its agent started name as their parent.
+	alias string
 }
 
 func newRow(st *session.Summary, now time.Time) *Row {
@@ -138,6 +141,7 @@ func (o *Options) remoteRows(ctx context.Context, now time.Time) []*Row {
 		sum := rs[i].State.Summarize()
 		rows[i] = newRow(&sum, now)
 		rows[i].Worker = rs[i].Remote.Worker
+		rows[i].alias = rs[i].Remote.LocalID
 	}
 	return rows
 }

@@ -10,9 +10,15 @@ import (
 )
 
 // tree nests rows under their parents; rows whose parent is not listed
-// become roots.
+// become roots. A remote session is also known by its id on its worker
+// (the parent its agent's own runs name).
 func tree(rows []*Row) []*Row {
 	byID := make(map[string]*Row, len(rows))
+	for _, r := range rows {
+		if r.alias != "" {
+			byID[r.alias] = r
+		}
+	}
 	for _, r := range rows {
 		byID[r.ID] = r
 	}

@@ -4,7 +4,6 @@ package wait
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -70,6 +69,8 @@ type Entry struct {
 	ExitCode    *int                 `json:"exit_code"`
 	Failure     *session.Failure     `json:"failure"`
 	Signals     *interactive.Signals `json:"signals"`
+	// Worker is the cluster worker a remote session runs on.
+	Worker string `json:"worker,omitempty"`
 
 	outcome outcome
 }
@@ -93,18 +94,26 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	ids, err := cmdutil.ResolveAll(store, o.IDs)
-	var nf *session.NotFoundError
-	if errors.As(err, &nf) {
-		if _, ok := clustercmd.Configured(o.F); ok {
-			return o.waitRemote()
-		}
-	}
+	local, remote, err := clustercmd.Split(o.F, store, o.IDs)
 	if err != nil {
 		return err
 	}
+	if len(local) == 0 {
+		return o.waitRemote()
+	}
+	// The answer keeps the order of the arguments.
+	ids := make([]string, len(o.IDs))
+	isRemote := map[string]bool{}
+	for i, li, ri := 0, 0, 0; i < len(o.IDs); i++ {
+		if _, err := store.Resolve(o.IDs[i]); err == nil {
+			ids[i], li = local[li], li+1
+		} else {
+			ids[i], ri = remote[ri], ri+1
+			isRemote[ids[i]] = true
+		}
+	}
 	nIx := 0
-	for _, id := range ids {
+	for _, id := range local {
 		st, err := store.Load(id)
 		if err != nil {
 			return err
@@ -116,7 +125,13 @@ func Run(ctx context.Context, o *Options) error {
 	if nIx == 0 && until != interactive.Completed {
 		return cmdutil.Usagef("--until %s is for interactive sessions (csa run -i): headless sessions are waited for until they end", until)
 	}
-	w := &waiter{o: o, store: store, ids: ids, until: until, poll: o.Poll}
+	w := &waiter{o: o, store: store, ids: ids, until: until, poll: o.Poll, isRemote: isRemote}
+	if len(remote) > 0 {
+		if w.remote, err = startRemoteWatch(ctx, remote); err != nil {
+			return err
+		}
+		defer w.remote.stop()
+	}
 	if nIx > 0 {
 		cfg, _, err := o.F.CwdConfig()
 		if err != nil {
@@ -135,6 +150,9 @@ type waiter struct {
 	until interactive.State
 	set   interactive.Settings
 	poll  time.Duration
+	// remote follows the ids of isRemote, which this machine does not hold.
+	remote   *remoteWatch
+	isRemote map[string]bool
 }
 
 func (w *waiter) run(ctx context.Context) error {
@@ -173,6 +191,14 @@ func (w *waiter) look(ctx context.Context) ([]Entry, error) {
 	var ix []*session.State
 	var ixAt []int
 	for i, id := range w.ids {
+		if w.isRemote[id] {
+			e, err := w.remote.entry(id)
+			if err != nil {
+				return nil, err
+			}
+			entries[i] = e
+			continue
+		}
 		st, err := w.o.F.Current(ctx, w.store, id)
 		if err != nil {
 			return nil, err
