@@ -107,7 +107,9 @@ func StartOn(t testing.TB, n int, addr string) *Cluster {
 		}
 	}
 	t.Cleanup(c.Stop)
-	if err := c.WaitReady(30 * time.Second); err != nil {
+	// A bound for failures only: on a machine busy with other builds a
+	// cluster has taken over 30 s to elect its JetStream meta leader.
+	if err := c.WaitReady(2 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	return c
