@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/session/psrow"
 )
 
 // Options are the flags of `csa ps`.
@@ -44,48 +45,9 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 }
 
 // Row is one session in the stable JSON listing.
-type Row struct {
-	ID          string         `json:"id"`
-	Tool        string         `json:"tool"`
-	Model       string         `json:"model,omitempty"`
-	State       session.Status `json:"state"`
-	Depth       int            `json:"depth"`
-	ParentID    string         `json:"parent_id"`
-	ProjectRoot string         `json:"project_root"`
-	StartedAt   *time.Time     `json:"started_at"`
-	EndedAt     *time.Time     `json:"ended_at"`
-	DurationMS  int64          `json:"duration_ms"`
-	ExitCode    *int           `json:"exit_code"`
-	Reason      string         `json:"reason,omitempty"`
-	Interactive bool           `json:"interactive,omitempty"`
-	// Worker is the cluster worker a remote session runs on.
-	Worker   string `json:"worker,omitempty"`
-	Children []*Row `json:"children,omitempty"`
-	// alias is a remote session's id in its worker's store, which the
-	// sessions its agent started name as their parent.
-	alias string
-}
+type Row = psrow.Row
 
-func newRow(st *session.Summary, now time.Time) *Row {
-	dur := time.Duration(0)
-	switch {
-	case st.StartedAt.IsZero():
-	case st.EndedAt.IsZero():
-		dur = now.Sub(st.StartedAt)
-	default:
-		dur = st.EndedAt.Sub(st.StartedAt)
-	}
-	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
-		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason,
-		Interactive: st.Interactive}
-	if !st.StartedAt.IsZero() {
-		r.StartedAt = &st.StartedAt
-	}
-	if !st.EndedAt.IsZero() {
-		r.EndedAt = &st.EndedAt
-	}
-	return r
-}
+func newRow(st *session.Summary, now time.Time) *Row { return psrow.New(st, now) }
 
 // Run lists the sessions.
 func Run(ctx context.Context, o *Options) error {
@@ -141,7 +103,7 @@ func (o *Options) remoteRows(ctx context.Context, now time.Time) []*Row {
 		sum := rs[i].State.Summarize()
 		rows[i] = newRow(&sum, now)
 		rows[i].Worker = rs[i].Remote.Worker
-		rows[i].alias = rs[i].Remote.LocalID
+		rows[i].Alias = rs[i].Remote.LocalID
 	}
 	return rows
 }
