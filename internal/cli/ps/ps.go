@@ -4,6 +4,7 @@ package ps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -54,21 +55,51 @@ func Run(ctx context.Context, o *Options) error {
 	// A listing allocates a few megabytes and exits: collecting garbage
 	// on the way would be most of its time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	now := o.F.Now()
+	// The cluster's sessions, when one is configured, are listed by
+	// csa-cluster while csa reads the local ones.
+	var remote *clustercmd.RemoteRows
+	if _, ok := clustercmd.Configured(o.F); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		remote = clustercmd.StartRows(ctx, o.All, now)
+	}
 	states, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
-	now := o.F.Now()
 	rows := make([]*Row, len(states))
 	for i, st := range states {
 		rows[i] = newRow(st, now)
 	}
-	rows = append(rows, o.remoteRows(ctx, now)...)
+	// An unreachable cluster is a warning: the local sessions are still
+	// listed.
+	var raw [][]byte
+	var aliases []string
+	if remote != nil {
+		if raw, aliases, err = remote.Wait(); err != nil {
+			fmt.Fprintf(o.F.IO.ErrOut, "csa: %v\n", err)
+			raw, aliases = nil, nil
+		}
+	}
+	if o.F.JSON && !o.Tree {
+		// The remote rows are listed as csa-cluster encoded them.
+		return printJSON(o.F.IO.Out, rows, raw)
+	}
+	for i, b := range raw {
+		var r Row
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("remote sessions: csa-cluster ps printed a broken row: %w", err)
+		}
+		r.Alias = aliases[i]
+		rows = append(rows, &r)
+	}
 	if o.Tree {
 		rows = tree(rows)
 	}
 	if o.F.JSON {
-		return printJSON(o.F.IO.Out, rows)
+		return printJSON(o.F.IO.Out, rows, nil)
 	}
 	if len(rows) == 0 {
 		// Say so, rather than a bare header or nothing at all.
@@ -85,27 +116,6 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	printTable(o.F.IO.Out, rows, now, o.All)
 	return nil
-}
-
-// remoteRows are the cluster's sessions when one is configured; an
-// unreachable cluster is a warning, the local sessions are still listed.
-func (o *Options) remoteRows(ctx context.Context, now time.Time) []*Row {
-	if _, ok := clustercmd.Configured(o.F); !ok {
-		return nil
-	}
-	rs, err := clustercmd.Sessions(ctx, o.All)
-	if err != nil {
-		fmt.Fprintf(o.F.IO.ErrOut, "csa: %v\n", err)
-		return nil
-	}
-	rows := make([]*Row, len(rs))
-	for i := range rs {
-		sum := rs[i].State.Summarize()
-		rows[i] = newRow(&sum, now)
-		rows[i].Worker = rs[i].Remote.Worker
-		rows[i].Alias = rs[i].Remote.LocalID
-	}
-	return rows
 }
 
 // load reads the sessions and settles the liveness of running ones; broken

@@ -124,10 +124,10 @@ func exit(r *Row) string {
 	return strconv.Itoa(*r.ExitCode)
 }
 
-// printJSON writes the rows as a JSON array, one compact row per line: a
-// listing may hold tens of thousands of rows, and indenting them would be
-// most of its cost.
-func printJSON(w io.Writer, rows []*Row) error {
+// printJSON writes the rows, then the rows already encoded in raw, as a
+// JSON array, one compact row per line: a listing may hold tens of
+// thousands of rows, and indenting them would be most of its cost.
+func printJSON(w io.Writer, rows []*Row, raw [][]byte) error {
 	bw := bufio.NewWriterSize(w, 64*1024)
 	bw.WriteString("[")
 	var b []byte
@@ -147,7 +147,14 @@ func printJSON(w io.Writer, rows []*Row) error {
 		bw.WriteByte('\n')
 		bw.Write(b)
 	}
-	if len(rows) > 0 {
+	for i, b := range raw {
+		if i > 0 || len(rows) > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		bw.Write(b)
+	}
+	if len(rows)+len(raw) > 0 {
 		bw.WriteByte('\n')
 	}
 	bw.WriteString("]\n")
