@@ -354,18 +354,10 @@ func BenchmarkCluster1000Runs(b *testing.B) {
 	}
 }
 
-// BenchmarkClusterPs10k: `csa ps --json` (process start to exit) with
-// 10,000 remote sessions of the project in the bucket, written there
-// directly, and the cluster's part of it, the `csa-cluster ps --rows` csa
-// runs. Target <= 300 ms. With $CSA_BENCH_BASE (an earlier csa, its
-// csa-cluster beside it) the earlier build is timed in the same run, each
-// iteration running the four commands in a random order, and the ratios
-// of the medians are reported.
-func BenchmarkClusterPs10k(b *testing.B) {
-	const n = 10000
-	nc := clustertest.Start(b, 3)
-	proj := clusterProject(b)
-	c := connect(b, nc.URL())
+// fillSessions writes n ended remote sessions of proj straight into the
+// bucket, 16 writers at once.
+func fillSessions(b *testing.B, c *cluster.Cluster, proj string, n int) {
+	b.Helper()
 	now := time.Now().UTC()
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -393,6 +385,64 @@ func BenchmarkClusterPs10k(b *testing.B) {
 	for err := range errs {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkClusterList10k: the listing in-process over the 10,000 records
+// of BenchmarkClusterPs10k, whole records (List, csa-cluster ps --json)
+// against the row fields only (ListSummaries, csa-cluster ps --rows), in
+// a random order each iteration. With -cpuprofile it shows where a
+// listing's time goes.
+func BenchmarkClusterList10k(b *testing.B) {
+	const n = 10000
+	nc := clustertest.Start(b, 3)
+	proj := clusterProject(b)
+	c := connect(b, nc.URL())
+	fillSessions(b, c, proj, n)
+	ctx := context.Background()
+	fns := []func() time.Duration{
+		func() time.Duration {
+			t0 := time.Now()
+			rs, err := c.List(ctx)
+			if err != nil || len(rs) != n {
+				b.Fatalf("List: %d records, want %d: %v", len(rs), n, err)
+			}
+			return time.Since(t0)
+		},
+		func() time.Duration {
+			t0 := time.Now()
+			ls, err := c.ListSummaries(ctx)
+			if err != nil || len(ls) != n {
+				b.Fatalf("ListSummaries: %d, want %d: %v", len(ls), n, err)
+			}
+			return time.Since(t0)
+		},
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	ds := make([][]time.Duration, len(fns))
+	b.ResetTimer()
+	for range b.N {
+		for _, i := range rng.Perm(len(fns)) {
+			ds[i] = append(ds[i], fns[i]())
+		}
+	}
+	b.StopTimer()
+	report(b, "list", ds[0])
+	report(b, "summaries", ds[1])
+}
+
+// BenchmarkClusterPs10k: `csa ps --json` (process start to exit) with
+// 10,000 remote sessions of the project in the bucket, written there
+// directly, and the cluster's part of it, the `csa-cluster ps --rows` csa
+// runs. Target <= 300 ms. With $CSA_BENCH_BASE (an earlier csa, its
+// csa-cluster beside it) the earlier build is timed in the same run, each
+// iteration running the four commands in a random order, and the ratios
+// of the medians are reported.
+func BenchmarkClusterPs10k(b *testing.B) {
+	const n = 10000
+	nc := clustertest.Start(b, 3)
+	proj := clusterProject(b)
+	c := connect(b, nc.URL())
+	fillSessions(b, c, proj, n)
 	caller := newClusterMachine(b, "caller", nc.URL())
 	// Each command must list all n sessions: a JSON array of rows, or
 	// (csa-cluster ps --rows) one row a line.
