@@ -6,10 +6,12 @@ package bench
 // configuration, running the fake agent.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,14 +354,10 @@ func BenchmarkCluster1000Runs(b *testing.B) {
 	}
 }
 
-// BenchmarkClusterPs10k: `csa ps --json` (process start to exit, the
-// cluster's part by csa-cluster ps) with 10,000 remote sessions of the
-// project in the bucket, written there directly. Target <= 300 ms.
-func BenchmarkClusterPs10k(b *testing.B) {
-	const n = 10000
-	nc := clustertest.Start(b, 3)
-	proj := clusterProject(b)
-	c := connect(b, nc.URL())
+// fillSessions writes n ended remote sessions of proj straight into the
+// bucket, 16 writers at once.
+func fillSessions(b *testing.B, c *cluster.Cluster, proj string, n int) {
+	b.Helper()
 	now := time.Now().UTC()
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -387,38 +385,127 @@ func BenchmarkClusterPs10k(b *testing.B) {
 	for err := range errs {
 		b.Fatal(err)
 	}
-	caller := newClusterMachine(b, "caller", nc.URL())
-	ps := func(prog string, args ...string) time.Duration {
-		cmd := exec.Command(prog, args...)
-		cmd.Dir, cmd.Env = proj, caller.env
-		t0 := time.Now()
-		out, err := cmd.Output()
-		d := time.Since(t0)
-		if err != nil {
-			b.Fatalf("%s %v: %v", prog, args, err)
-		}
-		var rows []json.RawMessage
-		if err := json.Unmarshal(out, &rows); err != nil || len(rows) != n {
-			b.Fatalf("%s %v: %d rows, want %d: %v", prog, args, len(rows), n, err)
-		}
-		return d
+}
+
+// BenchmarkClusterList10k: the listing in-process over the 10,000 records
+// of BenchmarkClusterPs10k, whole records (List, csa-cluster ps --json)
+// against the row fields only (ListSummaries, csa-cluster ps --rows), in
+// a random order each iteration. With -cpuprofile it shows where a
+// listing's time goes.
+func BenchmarkClusterList10k(b *testing.B) {
+	const n = 10000
+	nc := clustertest.Start(b, 3)
+	proj := clusterProject(b)
+	c := connect(b, nc.URL())
+	fillSessions(b, c, proj, n)
+	ctx := context.Background()
+	fns := []func() time.Duration{
+		func() time.Duration {
+			t0 := time.Now()
+			rs, err := c.List(ctx)
+			if err != nil || len(rs) != n {
+				b.Fatalf("List: %d records, want %d: %v", len(rs), n, err)
+			}
+			return time.Since(t0)
+		},
+		func() time.Duration {
+			t0 := time.Now()
+			ls, err := c.ListSummaries(ctx)
+			if err != nil || len(ls) != n {
+				b.Fatalf("ListSummaries: %d, want %d: %v", len(ls), n, err)
+			}
+			return time.Since(t0)
+		},
 	}
-	ps(csaBin, "ps", "--json")
-	cc := filepath.Join(filepath.Dir(csaBin), "csa-cluster")
-	var whole, part []time.Duration
+	rng := rand.New(rand.NewPCG(7, 8))
+	ds := make([][]time.Duration, len(fns))
 	b.ResetTimer()
 	for range b.N {
-		whole = append(whole, ps(csaBin, "ps", "--json"))
-		part = append(part, ps(cc, "ps", "--json"))
+		for _, i := range rng.Perm(len(fns)) {
+			ds[i] = append(ds[i], fns[i]())
+		}
 	}
 	b.StopTimer()
-	p50, p90 := report(b, "ps", whole)
-	report(b, "csa-cluster-ps", part)
+	report(b, "list", ds[0])
+	report(b, "summaries", ds[1])
+}
+
+// BenchmarkClusterPs10k: `csa ps --json` (process start to exit) with
+// 10,000 remote sessions of the project in the bucket, written there
+// directly, and the cluster's part of it, the `csa-cluster ps --rows` csa
+// runs. Target <= 300 ms. With $CSA_BENCH_BASE (an earlier csa, its
+// csa-cluster beside it) the earlier build is timed in the same run, each
+// iteration running the four commands in a random order, and the ratios
+// of the medians are reported.
+func BenchmarkClusterPs10k(b *testing.B) {
+	const n = 10000
+	nc := clustertest.Start(b, 3)
+	proj := clusterProject(b)
+	c := connect(b, nc.URL())
+	fillSessions(b, c, proj, n)
+	caller := newClusterMachine(b, "caller", nc.URL())
+	// Each command must list all n sessions: a JSON array of rows, or
+	// (csa-cluster ps --rows) one row a line.
+	run := func(lines bool, prog string, args ...string) func() time.Duration {
+		return func() time.Duration {
+			cmd := exec.Command(prog, args...)
+			cmd.Dir, cmd.Env = proj, caller.env
+			t0 := time.Now()
+			out, err := cmd.Output()
+			d := time.Since(t0)
+			if err != nil {
+				b.Fatalf("%s %v: %v", prog, args, err)
+			}
+			if lines {
+				if got := bytes.Count(out, []byte("\n")); got != n {
+					b.Fatalf("%s %v: %d rows, want %d", prog, args, got, n)
+				}
+				return d
+			}
+			var rows []json.RawMessage
+			if err := json.Unmarshal(out, &rows); err != nil || len(rows) != n {
+				b.Fatalf("%s %v: %d rows, want %d: %v", prog, args, len(rows), n, err)
+			}
+			return d
+		}
+	}
+	cc := filepath.Join(filepath.Dir(csaBin), "csa-cluster")
+	fns := []func() time.Duration{run(false, csaBin, "ps", "--json"), run(true, cc, "ps", "--rows")}
+	base := os.Getenv("CSA_BENCH_BASE")
+	if base != "" {
+		// The earlier csa-cluster may not know --rows: its part is what
+		// that csa ran, ps --json.
+		fns = append(fns, run(false, base, "ps", "--json"), run(false, filepath.Join(filepath.Dir(base), "csa-cluster"), "ps", "--json"))
+	}
+	for _, f := range fns {
+		f()
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	ds := make([][]time.Duration, len(fns))
+	b.ResetTimer()
+	for range b.N {
+		for _, i := range rng.Perm(len(fns)) {
+			ds[i] = append(ds[i], fns[i]())
+		}
+	}
+	b.StopTimer()
+	p50, p90 := report(b, "ps", ds[0])
+	part50, _ := report(b, "csa-cluster-ps", ds[1])
 	verdict := "met"
 	if p50 > 300*time.Millisecond || p90 > 300*time.Millisecond {
 		verdict = "NOT met"
 	}
 	record("cluster-ps", "csa ps --json, 10,000 remote sessions",
-		fmt.Sprintf("p50 %.1f ms, p90 %.1f ms (csa-cluster ps alone p50 %.1f ms)", ms(p50), ms(p90), ms(quantile(part, 0.5))),
+		fmt.Sprintf("p50 %.1f ms, p90 %.1f ms (csa-cluster ps --rows alone p50 %.1f ms)", ms(p50), ms(p90), ms(part50)),
 		"<= 300 ms", verdict)
+	if base == "" {
+		return
+	}
+	o50, o90 := report(b, "base-ps", ds[2])
+	op50, _ := report(b, "base-csa-cluster-ps", ds[3])
+	b.ReportMetric(float64(p50)/float64(o50), "ps-ratio")
+	b.ReportMetric(float64(part50)/float64(op50), "csa-cluster-ps-ratio")
+	record("cluster-ps-base", "  earlier build "+base,
+		fmt.Sprintf("p50 %.1f ms, p90 %.1f ms (its csa-cluster ps --json p50 %.1f ms); this build / earlier: p50 %.2f, csa-cluster %.2f",
+			ms(o50), ms(o90), ms(op50), float64(p50)/float64(o50), float64(part50)/float64(op50)), "", "info")
 }

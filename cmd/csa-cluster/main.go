@@ -26,7 +26,8 @@ const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, cs
   worker [--labels k=v,...] [--max-concurrent N] [--name ID]
   submit --tool T [--model M] [--effort E] [--timeout D] [--labels k=v,...] [--cd DIR] [-f FILE] [PROMPT | -]
   status [--json]                    workers, queue, servers, streams
-  ps [--json]                        remote sessions
+  ps [--all] [--json]                remote sessions' records
+  ps [--all] --rows [--now NS]       their rows as csa ps lists them, one a line (csa ps runs this)
   wait [--any] [--timeout D] [--json] ID...
   kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first
   logs ID [-f] [--raw | --events | --stderr]

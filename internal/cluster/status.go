@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // Status is `csa cluster status`: the servers, the workers, the queue and
@@ -115,8 +117,76 @@ func (c *Cluster) Status(ctx context.Context) (*Status, error) {
 // bucket, not a request per key).
 func (c *Cluster) List(ctx context.Context) ([]*Record, error) {
 	var out []*Record
-	err := retry(ctx, func(ctx context.Context) error {
-		out = out[:0]
+	err := c.each(ctx, func() { out = out[:0] }, func(v []byte) {
+		var r Record
+		if json.Unmarshal(v, &r) == nil {
+			out = append(out, &r)
+		}
+	})
+	return out, err
+}
+
+// Listed is what `csa ps` shows of a remote session: its summary and
+// where it runs.
+type Listed struct {
+	session.Summary
+	Worker, LocalID string
+}
+
+// listedJSON is the part of a Record's JSON that makes a Listed: decoding
+// only these fields is a fraction of the cost of the whole record.
+// TestListedFields holds the tags to Record's.
+type listedJSON struct {
+	ID          string         `json:"id"`
+	Tool        string         `json:"tool"`
+	Model       string         `json:"model"`
+	Status      session.Status `json:"state"`
+	ProjectRoot string         `json:"project_root"`
+	Depth       int            `json:"depth"`
+	ParentID    string         `json:"parent_id"`
+	CreatedAt   time.Time      `json:"created_at"`
+	StartedAt   time.Time      `json:"started_at"`
+	EndedAt     time.Time      `json:"ended_at"`
+	ExitCode    *int           `json:"exit_code"`
+	Reason      string         `json:"reason"`
+	Interactive *struct{}      `json:"interactive"`
+	Remote      struct {
+		Worker  string `json:"worker"`
+		LocalID string `json:"local_id"`
+	} `json:"remote"`
+}
+
+// decodeListed decodes a record's value as a Listed.
+func decodeListed(v []byte, l *Listed) error {
+	var j listedJSON
+	if err := json.Unmarshal(v, &j); err != nil {
+		return err
+	}
+	*l = Listed{Summary: session.Summary{ID: j.ID, Tool: j.Tool, Model: j.Model, Status: j.Status,
+		ProjectRoot: j.ProjectRoot, Depth: j.Depth, ParentID: j.ParentID, CreatedAt: j.CreatedAt,
+		StartedAt: j.StartedAt, EndedAt: j.EndedAt, ExitCode: j.ExitCode, Reason: j.Reason,
+		Interactive: j.Interactive != nil}, Worker: j.Remote.Worker, LocalID: j.Remote.LocalID}
+	return nil
+}
+
+// ListSummaries is List for `csa ps`: every remote session's summary,
+// decoded from the same one pass over the bucket.
+func (c *Cluster) ListSummaries(ctx context.Context) ([]Listed, error) {
+	var out []Listed
+	err := c.each(ctx, func() { out = out[:0] }, func(v []byte) {
+		var l Listed
+		if decodeListed(v, &l) == nil {
+			out = append(out, l)
+		}
+	})
+	return out, err
+}
+
+// each calls fn with the current value of every key of the sessions
+// bucket, through one watch; reset starts each attempt.
+func (c *Cluster) each(ctx context.Context, reset func(), fn func([]byte)) error {
+	return retry(ctx, func(ctx context.Context) error {
+		reset()
 		w, err := c.Sessions.WatchAll(ctx, jetstream.IgnoreDeletes())
 		if err != nil {
 			return err
@@ -130,12 +200,8 @@ func (c *Cluster) List(ctx context.Context) ([]*Record, error) {
 				if e == nil {
 					return nil // the current values are all in
 				}
-				var r Record
-				if json.Unmarshal(e.Value(), &r) == nil {
-					out = append(out, &r)
-				}
+				fn(e.Value())
 			}
 		}
 	})
-	return out, err
 }

@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/session/psrow"
 )
 
 // Configured is the cluster of the current directory's configuration;
@@ -26,37 +30,62 @@ func Configured(f *cmdutil.Factory) (config.ClusterConfig, bool) {
 	return l.Config.Cluster, true
 }
 
-// Sessions are the remote sessions (this project's, or all) as csa-cluster
-// lists them: their state, and the worker each runs on.
-func Sessions(ctx context.Context, all bool) ([]RemoteSession, error) {
+// RemoteRows is a running `csa-cluster ps --rows`: the remote sessions
+// (this project's, or all) as csa ps lists them.
+type RemoteRows struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	err            error
+}
+
+// StartRows starts listing the remote sessions, so that csa reads its
+// local ones meanwhile; now is the listing's time (the end of a running
+// session's duration). Wait gives the rows.
+func StartRows(ctx context.Context, all bool, now time.Time) *RemoteRows {
+	r := &RemoteRows{}
 	exe, err := proc.Sibling(Program)
 	if err != nil {
-		return nil, err
+		r.err = err
+		return r
 	}
-	args := []string{"ps", "--json"}
+	args := []string{"ps", "--rows", "--now", strconv.FormatInt(now.UnixNano(), 10)}
 	if all {
 		args = append(args, "--all")
 	}
-	out, err := proc.Output(ctx, exe, args...)
-	if err != nil {
-		return nil, errors.New("remote sessions: csa-cluster ps: " + lastLine(out) + ": " + err.Error())
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return proc.SignalGroup(cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	cmd.Stdout, cmd.Stderr = &r.stdout, &r.stderr
+	if err := cmd.Start(); err != nil {
+		r.err = errors.New("remote sessions: csa-cluster ps: " + err.Error())
+		return r
 	}
-	var rs []RemoteSession
-	if err := json.Unmarshal(out, &rs); err != nil {
-		return nil, errors.New("remote sessions: csa-cluster ps printed no list: " + err.Error())
-	}
-	return rs, nil
+	r.cmd = cmd
+	return r
 }
 
-// RemoteSession is one row of csa-cluster ps --json.
-type RemoteSession struct {
-	session.State
-	Remote struct {
-		Worker string `json:"worker"`
-		// LocalID is the session that runs it in its worker's store: the
-		// parent id of the sessions its agent starts there.
-		LocalID string `json:"local_id"`
-	} `json:"remote"`
+// Wait is the rows, by id, each the JSON csa ps --json lists (copied as
+// csa-cluster encoded it: psrow's encoder, the one csa's own rows use)
+// with the remote session's id on its worker.
+func (r *RemoteRows) Wait() (rows [][]byte, aliases []string, err error) {
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	if err := r.cmd.Wait(); err != nil {
+		return nil, nil, errors.New("remote sessions: csa-cluster ps: " + lastLine(r.stderr.Bytes()) + ": " + err.Error())
+	}
+	data := r.stdout.Bytes()
+	n := bytes.Count(data, []byte{'\n'})
+	rows, aliases = make([][]byte, 0, n), make([]string, 0, n)
+	for len(data) > 0 {
+		row, alias, rest, err := psrow.SplitLine(data)
+		if err != nil {
+			return nil, nil, errors.New("remote sessions: csa-cluster ps printed no list: " + err.Error())
+		}
+		rows, aliases, data = append(rows, row), append(aliases, alias), rest
+	}
+	return rows, aliases, nil
 }
 
 func lastLine(b []byte) string {

@@ -1,4 +1,4 @@
-package ps
+package psrow
 
 import (
 	"encoding/json"
@@ -23,8 +23,31 @@ func TestRowJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.appendJSON(nil); string(got) != string(want) {
+		if got := r.AppendJSON(nil); string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestLine: a row's line gives back its listed JSON and its alias.
+func TestLine(t *testing.T) {
+	a := &Row{ID: "01M80M4HCH8JGS3NVNKC0K0PM3", Tool: "codex", State: "running", Reason: "a\tb\nc", Worker: "w1",
+		Alias: "01M80M4HCH8JGS3NVNKC0K0PM9"}
+	b := &Row{ID: "01M80M4HCH8JGS3NVNKC0K0PM4", Tool: "codex", State: "queued"}
+	data := b.AppendLine(a.AppendLine(nil))
+	for _, r := range []*Row{a, b} {
+		row, alias, rest, err := SplitLine(data)
+		if err != nil || string(row) != string(r.AppendJSON(nil)) || alias != r.Alias {
+			t.Fatalf("%s %q %v; want %s %q", row, alias, err, r.AppendJSON(nil), r.Alias)
+		}
+		data = rest
+	}
+	if len(data) != 0 {
+		t.Errorf("left over: %q", data)
+	}
+	for _, bad := range []string{"[1]\n", "{\"id\":1}", "\n"} {
+		if _, _, _, err := SplitLine([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }
