@@ -178,11 +178,12 @@ func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 // ends: a JetStream call made while a stream elects its leader fails,
 // and the next one succeeds.
 func retry(ctx context.Context, fn func(context.Context) error) error {
+	start := time.Now()
 	for {
 		cctx, cancel := context.WithTimeout(ctx, callTimeout)
 		err := fn(cctx)
 		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) {
+		if err == nil || ctx.Err() != nil || !transient(err) && !(notYetSeen(err) && time.Since(start) < propagation) {
 			return err
 		}
 		select {
@@ -191,6 +192,17 @@ func retry(ctx context.Context, fn func(context.Context) error) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// propagation bounds how long a stream or consumer just made elsewhere
+// may be unknown to the server this client asks (a cluster's metadata
+// reaches every server shortly after the create).
+const propagation = 10 * time.Second
+
+// notYetSeen errors name a stream or consumer this server does not know
+// (yet).
+func notYetSeen(err error) bool {
+	return errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound)
 }
 
 // transient errors are worth another attempt.
