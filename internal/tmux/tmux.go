@@ -107,6 +107,16 @@ func NoServer(err error) bool {
 		strings.Contains(te.Msg, "No such file or directory")
 }
 
+// serverGoneFor bounds NewSession's retries while a dying server goes.
+const serverGoneFor = 3 * time.Second
+
+// serverExited reports whether err is a client that lost the server as it
+// connected (the server was exiting).
+func serverExited(err error) bool {
+	var te *Error
+	return errors.As(err, &te) && (strings.Contains(te.Msg, "server exited unexpectedly") || strings.Contains(te.Msg, "lost server"))
+}
+
 // NoSession reports whether err means that the session does not exist.
 func NoSession(err error) bool {
 	var te *Error
@@ -137,6 +147,13 @@ func (s Server) NewSession(ctx context.Context, n New) (int, error) {
 	// The server keeps history for a person attaching later.
 	args = append(args, ";", "set-option", "-t", target(n.Name), "history-limit", "10000")
 	out, err := s.run(ctx, nil, args...)
+	// A server whose last session just ended exits while this client
+	// connects to it: it made nothing, and the next try starts a server of
+	// its own.
+	for deadline := time.Now().Add(serverGoneFor); serverExited(err) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		out, err = s.run(ctx, nil, args...)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,26 @@ func TestServer(t *testing.T) {
 	}
 	if err := s.SendKeys(ctx, "csa-on", "x"); !NoSession(err) {
 		t.Fatalf("a prefix must not address csa-one's neighbour: %v", err)
+	}
+}
+
+// A session made just as the server's last session ends (the server
+// exiting while the client connects) is made all the same.
+func TestNewSessionWhileTheServerExits(t *testing.T) {
+	bin, err := Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s := Server{Bin: bin, Socket: filepath.Join(dir, "s.sock")}
+	ctx := context.Background()
+	defer exec.Command(bin, "-S", s.Socket, "kill-server").Run()
+	for i := 0; i < 30; i++ {
+		// The pane's program ends at once: the server exits with it.
+		for _, name := range []string{"csa-brief-" + strconv.Itoa(i), "csa-next-" + strconv.Itoa(i)} {
+			if _, err := s.NewSession(ctx, New{Name: name, Dir: dir, Argv: []string{"/bin/true"}, Width: 80, Height: 20}); err != nil {
+				t.Fatalf("round %d: %s, made as the server may be exiting: %v", i, name, err)
+			}
+		}
 	}
 }
