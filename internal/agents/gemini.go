@@ -23,9 +23,12 @@ type geminiCLI struct{}
 func (geminiCLI) NewParser() Parser { return &geminiParser{} }
 
 // geminiInteractive starts its interface; it has no turn hooks csa can
-// install, so its turns are judged by CPU and output.
+// install, so its turns are judged by CPU and output. Its input turns an
+// Enter that comes within 40 ms of a paste (by its event loop's timer)
+// into a newline: on a busy machine that timer fires late, so the Enter
+// waits well past it (csa send waits for the paste's echo first).
 func geminiInteractive(r InteractiveRequest) (InteractiveInvocation, error) {
-	inv := InteractiveInvocation{SubmitDelayMS: 100, ReadyMS: 2000}
+	inv := InteractiveInvocation{SubmitDelayMS: 400, ReadyMS: 2000}
 	if r.Yolo {
 		inv.Args = append(inv.Args, "--yolo")
 	}
