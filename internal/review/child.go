@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -76,25 +77,14 @@ func (r *Runner) run(ctx context.Context, extra []string, prompt string) (*RunRe
 	return &res, nil
 }
 
-// childError is the message of a child csa's JSON error, else the last
-// line of its stderr.
+// childError is a child csa's JSON error as "message (code)", else the
+// last line of its stderr.
 func childError(stderr string) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		var e struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
-			return e.Error.Message + " (" + e.Error.Code + ")"
-		}
+	code, msg := errline.Parse(stderr)
+	if code != "" {
+		msg += " (" + code + ")"
 	}
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		return last
-	}
-	return "no answer"
+	return msg
 }
 
 // Failed reports why a finished run gives no usable answer, "" when it

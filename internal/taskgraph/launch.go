@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -88,29 +89,8 @@ func (e *ChildError) Is(target error) bool {
 
 func newChildError(cmd string, out *proc.Captured) *ChildError {
 	e := &ChildError{Cmd: cmd, ExitCode: out.ExitCode}
-	e.Code, e.Message = ParseChildError(out.Stderr)
+	e.Code, e.Message = errline.Parse(out.Stderr)
 	return e
-}
-
-// ParseChildError reads a child csa's stderr: its JSON error's code and
-// message, else no code and the last line (or "no answer").
-func ParseChildError(stderr string) (code, message string) {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		var e struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal([]byte(lines[i]), &e) == nil && e.Error.Message != "" {
-			return e.Error.Code, e.Error.Message
-		}
-	}
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		return "", last
-	}
-	return "", "no answer"
 }
 
 // CSA runs tasks with a Launcher and waits for them with `csa wait`.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/review"
 	"github.com/csa-dev/csa/internal/session"
@@ -227,7 +228,7 @@ func childFailure(c *proc.Captured, err error) *Failure {
 		return &Failure{Class: session.FailStart, Message: err.Error()}
 	}
 	code := c.ExitCode
-	if class, msg := taskgraph.ParseChildError(c.Stderr); class != "" {
+	if class, msg := errline.Parse(c.Stderr); class != "" {
 		return &Failure{Class: class, Message: msg, ExitCode: &code}
 	}
 	return &Failure{Class: "csa_failed", Message: fmt.Sprintf("csa exited %d%s", code, tail(c.Stderr)), ExitCode: &code}

@@ -3,7 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/csa-dev/csa/internal/agent/config"
@@ -86,7 +87,7 @@ func (h *host) Models() []string {
 	}
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range append([]string{firstOf(h.base.model, h.io.Getenv("CSA_AGENT_MODEL"), cfg.Model), cfg.FallbackModel}, keys(cfg.Models)...) {
+	for _, m := range append([]string{firstOf(h.base.model, h.io.Getenv("CSA_AGENT_MODEL"), cfg.Model), cfg.FallbackModel}, slices.Sorted(maps.Keys(cfg.Models))...) {
 		if m != "" && !seen[m] {
 			seen[m] = true
 			out = append(out, m)
@@ -112,15 +113,6 @@ func (h *host) Config() map[string]any {
 	b, _ := json.Marshal(cfg)
 	json.Unmarshal(b, &m)
 	return map[string]any{"path": path, "config": m}
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // live is an open session driven as a thread.

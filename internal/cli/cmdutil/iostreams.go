@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/csa-dev/csa/internal/errline"
 )
 
 // IOStreams is all terminal access: data to Out, status and errors to
@@ -42,8 +44,7 @@ func (s *IOStreams) PrintJSON(v any) error {
 func (s *IOStreams) PrintError(err error, asJSON bool) {
 	code, _ := Classify(err)
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
-		s.ErrOut.Write(append(b, '\n'))
+		s.ErrOut.Write(append(errline.Marshal(code, err.Error()), '\n'))
 		return
 	}
 	io.WriteString(s.ErrOut, "csa: "+err.Error()+"\n")
