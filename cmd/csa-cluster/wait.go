@@ -91,7 +91,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 }
 
 func look(ctx context.Context, c *cluster.Cluster, reaper *cluster.Reaper, ids []string) ([]waitEntry, error) {
-	beats, err := c.Beats(ctx)
+	beats, err := reaper.Beats(ctx)
 	if err != nil {
 		return nil, err
 	}

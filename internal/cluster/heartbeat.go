@@ -37,6 +37,9 @@ func (c *Cluster) Beats(ctx context.Context) (map[string]Beat, error) {
 			keys = append(keys, k)
 		}
 		for _, k := range keys {
+			if k == clockKey {
+				continue
+			}
 			e, err := c.Workers.Get(ctx, k)
 			if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 				continue
@@ -63,10 +66,17 @@ type Beat struct {
 // Liveness tells lost workers from live ones by watching their heartbeats
 // change on the observer's own clock: a worker is lost when its heartbeat
 // is gone, or has not changed for LostAfter since this observer first
-// saw its current revision.
+// saw its current revision and since the bucket last became healthy.
+//
+// A heartbeat that did not change while the bucket took no writes (its
+// stream was electing a leader after a server was lost, which under load
+// takes longer than LostAfter) or while the observer itself was stalled
+// says nothing about the worker: the time before the observer saw the
+// bucket healthy again does not count.
 type Liveness struct {
-	now  func() time.Time
-	seen map[string]sighting
+	now     func() time.Time
+	seen    map[string]sighting
+	healthy time.Time // since when the bucket and the observer have kept up
 }
 
 type sighting struct {
@@ -94,7 +104,7 @@ func (l *Liveness) Observe(beats map[string]Beat) map[string][]string {
 			delete(l.seen, id)
 		case b.Revision != s.rev:
 			l.seen[id] = sighting{b.Revision, now, b.Heartbeat}
-		case now.Sub(s.at) >= LostAfter:
+		case l.unchanged(s, now) >= LostAfter:
 			lost[id] = s.hb.Running
 			delete(l.seen, id)
 		}
@@ -122,5 +132,23 @@ func (l *Liveness) Lost(id string, beats map[string]Beat) bool {
 		l.seen[id] = sighting{b.Revision, l.now(), b.Heartbeat}
 		return false
 	}
-	return l.now().Sub(s.at) >= LostAfter
+	return l.unchanged(s, l.now()) >= LostAfter
+}
+
+// Unhealthy records that until at the bucket took no writes or the
+// observer could not keep up: a heartbeat unchanged until then is not
+// counted against its worker.
+func (l *Liveness) Unhealthy(at time.Time) {
+	if at.After(l.healthy) {
+		l.healthy = at
+	}
+}
+
+// unchanged is how long s has stood still while the bucket was healthy.
+func (l *Liveness) unchanged(s sighting, now time.Time) time.Duration {
+	since := s.at
+	if l.healthy.After(since) {
+		since = l.healthy
+	}
+	return now.Sub(since)
 }

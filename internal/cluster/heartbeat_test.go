@@ -88,3 +88,34 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// A heartbeat that stood still while the bucket took no writes (a stream
+// electing its leader) is not held against its worker: only the time
+// since the bucket became healthy again counts.
+func TestLivenessStall(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := NewLiveness(func() time.Time { return now })
+	beats := map[string]Beat{"a": {Heartbeat: Heartbeat{ID: "a", Running: []string{"s1"}}, Revision: 1}}
+	l.Observe(beats)
+	// The bucket stalls for 8 s: no revision changes, the observer sees it.
+	for range 8 {
+		now = now.Add(time.Second)
+		l.Unhealthy(now)
+		if lost := l.Observe(beats); len(lost) != 0 {
+			t.Fatalf("lost during the stall: %v", lost)
+		}
+	}
+	if l.Lost("a", beats) {
+		t.Fatal("Lost right after the stall")
+	}
+	// Healthy again: a worker still silent is lost LostAfter later, not
+	// sooner.
+	now = now.Add(LostAfter - time.Millisecond)
+	if lost := l.Observe(beats); len(lost) != 0 {
+		t.Fatalf("lost before LostAfter of health: %v", lost)
+	}
+	now = now.Add(time.Millisecond)
+	if lost := l.Observe(beats); !slices.Equal(lost["a"], []string{"s1"}) {
+		t.Fatalf("not lost after LostAfter of health: %v", lost)
+	}
+}

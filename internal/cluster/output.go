@@ -52,7 +52,7 @@ func (c *Cluster) Replay(ctx context.Context, id, subject string, follow bool, r
 			return err
 		}
 		if follow && !r.Status.Ended() && reaper != nil {
-			beats, err := c.Beats(ctx)
+			beats, err := reaper.Beats(ctx)
 			if err != nil {
 				return err
 			}

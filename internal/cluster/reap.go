@@ -33,16 +33,46 @@ type Reaper struct {
 	C    *Cluster
 	Now  func() time.Time
 	live *Liveness
+
+	lastRead  time.Time // the end of the last Beats
+	lastProbe time.Time
+	probeOK   bool
+}
+
+// clockKey is the workers bucket's key observers write to learn whether
+// the bucket takes writes (Beats skips it).
+const clockKey = "_clock"
+
+// Beats reads the heartbeats as the reaper's observations, noting when
+// the bucket was not taking writes (a probe write to clockKey failed or
+// was slow, at most one per HeartbeatEvery) or when the observer itself
+// fell behind (the read was slow, or came long after the last one).
+func (r *Reaper) Beats(ctx context.Context) (map[string]Beat, error) {
+	if r.live == nil {
+		r.live = NewLiveness(r.Now)
+	}
+	start := r.Now()
+	if start.Sub(r.lastProbe) >= HeartbeatEvery {
+		pctx, cancel := context.WithTimeout(ctx, HeartbeatEvery)
+		_, err := r.C.Workers.Put(pctx, clockKey, []byte(start.UTC().Format(time.RFC3339Nano)))
+		cancel()
+		r.probeOK, r.lastProbe = err == nil, start
+	}
+	beats, err := r.C.Beats(ctx)
+	end := r.Now()
+	behind := !r.lastRead.IsZero() && start.Sub(r.lastRead) > 3*HeartbeatEvery
+	if err != nil || !r.probeOK || end.Sub(start) > HeartbeatEvery || behind {
+		r.live.Unhealthy(end)
+	}
+	r.lastRead = end
+	return beats, err
 }
 
 // Sweep reads the heartbeats once and reaps what lost workers left; it
 // returns the lost workers that had sessions running (a worker that
 // stopped in good order has none).
 func (r *Reaper) Sweep(ctx context.Context) ([]string, error) {
-	if r.live == nil {
-		r.live = NewLiveness(r.Now)
-	}
-	beats, err := r.C.Beats(ctx)
+	beats, err := r.Beats(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +91,8 @@ func (r *Reaper) Sweep(ctx context.Context) ([]string, error) {
 }
 
 // Check settles one record: when its worker is lost as far as this
-// reaper can tell, the record is marked so and returned.
+// reaper can tell, the record is marked so and returned. beats are what
+// r.Beats read.
 func (r *Reaper) Check(ctx context.Context, rec *Record, beats map[string]Beat) (*Record, error) {
 	if r.live == nil {
 		r.live = NewLiveness(r.Now)

@@ -7,6 +7,7 @@ package clustertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +51,7 @@ type Cluster struct {
 	Nodes  []*Node
 	probes int
 	addr   string
+	name   string // the servers' cluster name, unique to this cluster
 }
 
 // Node is one server process.
@@ -91,7 +94,35 @@ func StartOn(t testing.TB, n int, addr string) *Cluster {
 		t.Fatal(err)
 	}
 	base := t.TempDir()
-	c := &Cluster{addr: addr}
+	// Ports are found free and then given to the servers, so another test's
+	// process can take one in between: a server that cannot listen exits,
+	// and the cluster is made again on other ports.
+	for attempt := 1; ; attempt++ {
+		c := &Cluster{addr: addr, name: clusterName()}
+		err := c.start(t, bin, filepath.Join(base, strconv.Itoa(attempt)), n)
+		if err == nil {
+			t.Cleanup(c.Stop)
+			return c
+		}
+		c.Stop()
+		var exited *exitedError
+		if !errors.As(err, &exited) || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("making the cluster again: %v", err)
+	}
+}
+
+// clusterName is a name no other test's cluster has: servers of clusters
+// with different names never route to each other, even when one is given
+// a port another had a moment before.
+func clusterName() string {
+	return fmt.Sprintf("csa-test-%d-%d-%d", os.Getpid(), clusters.Add(1), time.Now().UnixNano()%1e6)
+}
+
+var clusters atomic.Int64
+
+func (c *Cluster) start(t testing.TB, bin, base string, n int) error {
 	for i := range n {
 		c.Nodes = append(c.Nodes, &Node{Name: fmt.Sprintf("n%d", i+1), Port: freePort(t), ClusterPort: freePort(t),
 			Dir: filepath.Join(base, fmt.Sprintf("n%d", i+1))})
@@ -101,21 +132,38 @@ func StartOn(t testing.TB, n int, addr string) *Cluster {
 		routes = append(routes, "nats-route://127.0.0.1:"+strconv.Itoa(nd.ClusterPort))
 	}
 	for _, nd := range c.Nodes {
-		if err := nd.start(bin, c.addr, strings.Join(routes, ",")); err != nil {
-			c.Stop()
-			t.Fatal(err)
+		if err := nd.start(bin, c.addr, c.name, strings.Join(routes, ",")); err != nil {
+			return err
 		}
 	}
-	t.Cleanup(c.Stop)
 	// A bound for failures only: on a machine busy with other builds a
 	// cluster has taken over 30 s to elect its JetStream meta leader.
-	if err := c.WaitReady(2 * time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return c.WaitReady(2 * time.Minute)
 }
 
-func (n *Node) start(bin, addr, routes string) error {
+// exitedError: a server of the cluster exited while it was being made.
+type exitedError struct{ node, log string }
+
+func (e *exitedError) Error() string {
+	return fmt.Sprintf("nats-server %s exited while the cluster was made (log %s)", e.node, e.log)
+}
+
+// exited returns an error naming a server that has exited, if any.
+func (c *Cluster) exited() error {
+	for _, n := range c.Nodes {
+		if n.done == nil {
+			continue
+		}
+		select {
+		case <-n.done:
+			return &exitedError{n.Name, filepath.Join(n.Dir, "server.log")}
+		default:
+		}
+	}
+	return nil
+}
+
+func (n *Node) start(bin, addr, name, routes string) error {
 	if err := os.MkdirAll(n.Dir, 0o700); err != nil {
 		return err
 	}
@@ -126,7 +174,7 @@ func (n *Node) start(bin, addr, routes string) error {
 	defer logf.Close()
 	n.cmd = exec.Command(bin, "--server_name", n.Name, "--addr", addr, "--port", strconv.Itoa(n.Port),
 		"--jetstream", "--store_dir", filepath.Join(n.Dir, "js"),
-		"--cluster_name", "csa-test", "--cluster", "nats://127.0.0.1:"+strconv.Itoa(n.ClusterPort), "--routes", routes)
+		"--cluster_name", name, "--cluster", "nats://127.0.0.1:"+strconv.Itoa(n.ClusterPort), "--routes", routes)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := n.cmd.Start(); err != nil {
@@ -150,6 +198,9 @@ func (c *Cluster) WaitReplicas(replicas int, within time.Duration) error {
 	for time.Now().Before(deadline) {
 		if last = c.probeWith(replicas); last == nil {
 			return nil
+		}
+		if err := c.exited(); err != nil && replicas == len(c.Nodes) {
+			return err
 		}
 		time.Sleep(50 * time.Millisecond) // a retry interval, not a wait for readiness
 	}
