@@ -77,6 +77,8 @@ func TestUsageErrors(t *testing.T) {
 		// Outside a git repository, refused before connecting.
 		{away, []string{"run", "--remote", "--tool", "codex", "echo hi"}, "is not in a git repository: a remote run takes its working tree as git"},
 		{away, []string{"run", "--remote-cwd", "--tool", "codex", "echo hi"}, "--remote-cwd is for remote runs"},
+		{away, []string{"run", "--retries", "1", "--tool", "codex", "echo hi"}, "--retries is for remote runs"},
+		{away, []string{"run", "--remote", "--remote-cwd", "--retries", "11", "--tool", "codex", "echo hi"}, "--retries takes 0 to 10, not 11"},
 		{away, []string{"apply", "01J0000000000000000000000A"}, "csa apply applies to a git work tree"},
 		{none, []string{"apply"}, "accepts 1 arg"},
 	} {

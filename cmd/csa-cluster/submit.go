@@ -27,8 +27,12 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	cd := fs.String("cd", "", "working directory of the agent (default: this one): the git work tree holding it travels")
 	remoteCwd := fs.Bool("remote-cwd", false, "send no working tree: run in --cd as it is on the worker")
 	promptFile := fs.String("prompt-file", "", "read the prompt from a file")
+	retries := fs.Int("retries", 0, "queue the run again, at most N times, when its worker is lost (agent runs are not idempotent: 0 by default)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *retries < 0 || *retries > cluster.MaxRetries {
+		return cmdutil.Usagef("--retries takes 0 to %d, not %d", cluster.MaxRetries, *retries)
 	}
 	cfg, root, err := loadConfig()
 	if err != nil {
@@ -59,7 +63,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 		*model = cfg.Tool(*tool).Model
 	}
 	req := cluster.Request{Tool: *tool, Model: *model, Effort: *effort, Prompt: prompt, Cwd: dir, Labels: ls,
-		TimeoutMS: timeout.Milliseconds(), ProjectRoot: root}
+		TimeoutMS: timeout.Milliseconds(), ProjectRoot: root, Retries: *retries}
 	parent, err := runner.ParentFromEnv(e.getenv)
 	if err != nil {
 		return &cmdutil.Error{Code: "bad_environment", Exit: cmdutil.ExitUsage, Err: err}

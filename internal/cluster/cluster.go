@@ -75,6 +75,9 @@ func Connect(cfg config.ClusterConfig, name string) (*nats.Conn, error) {
 		return nil, ErrNoCluster
 	}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		// A connection whose network went away without a reset (a cable
+		// pulled) is noticed in seconds, not the default 4 minutes.
+		nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(3),
 		nats.Timeout(2 * time.Second), nats.RetryOnFailedConnect(false)}
 	if cfg.Credentials != "" {
 		opts = append(opts, nats.UserCredentials(cfg.Credentials))

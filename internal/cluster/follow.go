@@ -47,7 +47,10 @@ func (w *Worker) run(ctx context.Context, req Request) {
 			w.logf("worker %s: killing %s: %v", w.ID, req.ID, err)
 		}
 	}
-	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc}
+	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc, attempt: max(req.Attempt, 1)}
+	if req.Retries > 0 {
+		f.keptTree = req.Tree
+	}
 	f.follow(ctx)
 }
 
@@ -79,6 +82,12 @@ type follower struct {
 	// ended finds its diff.
 	scratch *scratch
 	diff    *ResultDiff
+	// attempt is the attempt of the run this follower runs; keptTree the
+	// working tree kept in the cluster for later attempts, dropped when
+	// this one ends.
+	attempt  int
+	keptTree *TreeRef
+	checked  time.Time // when the record last said the run is still ours
 	// raw and stderr are the program's standard output and error, sent
 	// as they are read (not by line).
 	raw, stderr *os.File
@@ -96,6 +105,13 @@ func (f *follower) follow(ctx context.Context) {
 	defer t.Stop()
 	for {
 		st, err := f.store.Load(f.localID)
+		if time.Since(f.checked) >= ownershipEvery {
+			if why := f.disowned(ctx); why != "" {
+				f.abandon(ctx, why)
+				return
+			}
+			f.checked = time.Now()
+		}
 		// Events first: once the record says ended, its output is all
 		// there.
 		f.publishEvents(ctx)
@@ -104,9 +120,13 @@ func (f *follower) follow(ctx context.Context) {
 		if err == nil && st.Status.Ended() && f.scratch != nil && f.diff == nil {
 			f.diff = f.w.finish(ctx, f.id, f.scratch)
 		}
+		if err == nil && st.Status.Ended() && f.keptTree != nil {
+			f.w.C.DropTree(ctx, f.keptTree)
+			f.keptTree = nil
+		}
 		if err == nil && !reflect.DeepEqual(st, f.last) {
 			rec, uerr := f.w.C.Update(ctx, f.id, func(r *Record) error {
-				if r.Status.Ended() {
+				if r.Status.Ended() || f.notOurs(r) != "" {
 					return session.ErrNoChange
 				}
 				mirror(r, st)
@@ -130,6 +150,48 @@ func (f *follower) follow(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// ownershipEvery is how often a follower makes sure the run is still its
+// worker's: a worker cut off long enough to be declared lost finds, once
+// it can reach the cluster again, its run crashed or queued again.
+const ownershipEvery = time.Second
+
+// disowned says why the run is no longer this worker's to run ("" while
+// it is).
+func (f *follower) disowned(ctx context.Context) string {
+	r, _, err := f.w.C.Get(ctx, f.id)
+	if err != nil {
+		return "" // unknown: go on
+	}
+	if why := f.notOurs(r); why != "" {
+		return why
+	}
+	if r.Status.Ended() && r.Reason == WorkerLost {
+		if st, err := f.store.Load(f.localID); err == nil && !st.Status.Ended() {
+			return "the cluster declared this worker lost and the run crashed"
+		}
+	}
+	return ""
+}
+
+// notOurs says why record r is not this follower's run ("" if it is).
+func (f *follower) notOurs(r *Record) string {
+	if r.Remote.Worker != f.w.ID || r.Remote.attempt() != f.attempt {
+		return fmt.Sprintf("the cluster declared this worker lost and queued attempt %d", r.Remote.attempt())
+	}
+	return ""
+}
+
+// abandon stops the local run of a run the cluster gave up on here, so
+// that it does not go on beside its next attempt; nothing more of it is
+// published.
+func (f *follower) abandon(ctx context.Context, why string) {
+	f.w.logf("worker %s: %s: %s; stopping its local run %s", f.w.ID, f.id, why, f.localID)
+	if _, err := f.w.killLocal(ctx, f.id, f.localID, f.store, nil); err != nil {
+		f.w.logf("worker %s: stopping %s: %v", f.w.ID, f.localID, err)
+	}
+	f.scratch.remove()
 }
 
 // mirror copies a local session's state into a remote record, keeping

@@ -13,9 +13,20 @@ const WorkerLost = "worker lost"
 
 // MarkLost records that session id's worker was lost: crashed, reason
 // "worker lost". A session already ended, or taken by another worker, is
-// left alone. The run is not queued again.
+// left alone. A run is queued again only while its --retries allow: then
+// it reads pending, its lost attempt listed.
 func (c *Cluster) MarkLost(ctx context.Context, id, worker string, now time.Time) (*Record, error) {
-	return c.Update(ctx, id, func(r *Record) error {
+	r, _, err := c.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status.Ended() || r.Remote.Worker != worker {
+		return r, nil
+	}
+	if r.Remote.Request != nil && len(r.Remote.Lost) < r.Remote.Retries {
+		return c.requeue(ctx, r, worker, now)
+	}
+	r, err = c.Update(ctx, id, func(r *Record) error {
 		if r.Status.Ended() || r.Remote.Worker != worker {
 			return session.ErrNoChange
 		}
@@ -23,6 +34,34 @@ func (c *Cluster) MarkLost(ctx context.Context, id, worker string, now time.Time
 		r.Reason = WorkerLost
 		r.Failure = &session.Failure{Class: session.FailCrashed, Message: WorkerLost + " (" + worker + ")"}
 		return r.Move(session.Crashed)
+	})
+	if err == nil && r.Status == session.Crashed && r.Remote.Retries > 0 && r.Remote.Tree != nil {
+		c.DropTree(ctx, r.Remote.Tree) // kept for the attempts; none is left
+	}
+	return r, err
+}
+
+// requeue queues the next attempt of a run whose worker was lost. The
+// request goes first, then the record: a worker given the request before
+// the record says so waits for it (Worker.take), and a reaper that dies
+// between the two leaves a record the next reaper requeues, its publish
+// dropped as a duplicate.
+func (c *Cluster) requeue(ctx context.Context, r *Record, worker string, now time.Time) (*Record, error) {
+	req := *r.Remote.Request
+	req.Attempt = r.Remote.attempt() + 1
+	if err := c.publish(ctx, req); err != nil {
+		return nil, err
+	}
+	return c.Update(ctx, r.ID, func(r *Record) error {
+		if r.Status.Ended() || r.Remote.Worker != worker || r.Remote.attempt() != req.Attempt-1 {
+			return session.ErrNoChange
+		}
+		lost := append(r.Remote.Lost, LostAttempt{Attempt: r.Remote.attempt(), Worker: worker, Host: r.Remote.Host,
+			LocalID: r.Remote.LocalID, TakenAt: r.Remote.TakenAt, LostAt: now.UTC()})
+		kill := r.Remote.KillRequestedAt
+		*r = *newRecord(req, r.CreatedAt, now)
+		r.Remote.Lost, r.Remote.KillRequestedAt = lost, kill
+		return nil
 	})
 }
 

@@ -38,7 +38,31 @@ type Remote struct {
 	Diff *ResultDiff `json:"diff,omitempty"`
 	// KillRequestedAt: csa kill asked the worker to stop the run.
 	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
+
+	// Retries is how many times the run may be queued again when its
+	// worker is lost (--retries; 0: never, agent runs are not
+	// idempotent). Attempt is the current attempt, from 1; Lost lists
+	// the attempts whose worker was lost. Request is kept to queue it
+	// again (only when Retries > 0).
+	Retries int           `json:"retries,omitempty"`
+	Attempt int           `json:"attempt,omitempty"`
+	Lost    []LostAttempt `json:"lost_attempts,omitempty"`
+	Request *Request      `json:"request,omitempty"`
 }
+
+// LostAttempt is an attempt of a run whose worker was lost.
+type LostAttempt struct {
+	Attempt int       `json:"attempt"`
+	Worker  string    `json:"worker"`
+	Host    string    `json:"host,omitempty"`
+	LocalID string    `json:"local_id,omitempty"`
+	TakenAt time.Time `json:"taken_at,omitzero"`
+	LostAt  time.Time `json:"lost_at"`
+}
+
+// attempt is the record's current attempt (records before retries have
+// none: the first).
+func (r *Remote) attempt() int { return max(r.Attempt, 1) }
 
 // Request is one queued run: what a worker needs to start it.
 type Request struct {
@@ -56,6 +80,10 @@ type Request struct {
 	ProjectRoot string            `json:"project_root"`
 	// Tree is the caller's working tree; nil: run in Cwd on the worker.
 	Tree *TreeRef `json:"tree,omitempty"`
+	// Retries: see Remote.Retries. Attempt is the attempt this request
+	// starts (0 and 1: the first).
+	Retries int `json:"retries,omitempty"`
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // ErrNotFound: no remote session has the id.

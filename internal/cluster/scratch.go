@@ -61,7 +61,9 @@ func (w *Worker) checkout(ctx context.Context, req Request) (*scratch, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	w.C.DropTree(ctx, ref)
+	if req.Retries == 0 { // else kept for the next attempt, dropped once the run ended
+		w.C.DropTree(ctx, ref)
+	}
 	return &scratch{git: g, s: s, cwd: filepath.Join(dir, filepath.FromSlash(ref.Subdir))}, nil
 }
 

@@ -43,6 +43,9 @@ type Worker struct {
 // errTaken: the request's record is no longer waiting for a worker.
 var errTaken = errors.New("taken")
 
+// errNotYet: the request is a later attempt than its record knows of yet.
+var errNotYet = errors.New("record behind its request")
+
 // Run works until ctx ends, then stops taking requests, follows the runs
 // it has to their end and returns.
 func (w *Worker) Run(ctx context.Context) error {
@@ -131,7 +134,10 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	w.ctl.hold(req.ID)
 	w.beat(ctx)
 	_, err := w.C.Update(ctx, req.ID, func(r *Record) error {
-		if r.Status != session.Pending || r.Remote.Worker != "" {
+		if r.Remote.attempt() < max(req.Attempt, 1) {
+			return errNotYet
+		}
+		if r.Status != session.Pending || r.Remote.Worker != "" || r.Remote.attempt() != max(req.Attempt, 1) {
 			return errTaken
 		}
 		r.Remote.Worker, r.Remote.Host, r.Remote.TakenAt = w.ID, w.Host, w.Now().UTC()
@@ -142,6 +148,10 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		w.remove(req.ID)
 		if errors.Is(err, errTaken) || errors.Is(err, ErrNotFound) {
 			msg.Term() // killed while queued, or run by another worker
+			return
+		}
+		if errors.Is(err, errNotYet) {
+			msg.NakWithDelay(200 * time.Millisecond) // requeued: its record is about to say so
 			return
 		}
 		w.logf("worker %s: claiming %s: %v", w.ID, req.ID, err)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,9 @@ func (j *job) remote(ctx context.Context) error {
 	}
 	if j.o.RemoteCwd {
 		args = append(args, "--remote-cwd")
+	}
+	if j.o.changed["retries"] {
+		args = append(args, "--retries", strconv.Itoa(j.o.Retries))
 	}
 	if j.f.JSON {
 		args = append(args, "--json")

@@ -55,6 +55,9 @@ type Options struct {
 	// RemoteCwd sends no working tree: the remote run's agent works in
 	// the directory of the same path on the worker.
 	RemoteCwd bool
+	// Retries: how often a remote run is queued again when its worker
+	// is lost.
+	Retries int
 
 	timeoutSet, idleSet, yoloSet bool
 	remoteSet                    bool
@@ -124,6 +127,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.NoGuards, "no-guards", false, "run none of the prompt guards of hooks.toml (add nothing to the prompt)")
 	fl.BoolVar(&opts.Remote, "remote", false, "queue the run on the cluster ([cluster] url) for a csa worker; prints the session id (default: cluster.default)")
 	fl.StringSliceVar(&opts.Labels, "labels", nil, "with --remote: labels the worker must have, k=v,...")
+	fl.IntVar(&opts.Retries, "retries", 0, "with --remote: queue the run again, at most N times, when its worker is lost (default 0: agent runs are not idempotent)")
 	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
@@ -198,6 +202,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.RemoteCwd {
 		return cmdutil.Usagef("--remote-cwd is for remote runs (--remote)")
+	}
+	if o.changed["retries"] {
+		return cmdutil.Usagef("--retries is for remote runs (--remote): a local run whose supervisor is lost is not run again")
 	}
 	if o.Tier != "" {
 		return j.runTier(ctx)
