@@ -242,6 +242,10 @@ func (c *Cluster) Kill(ctx context.Context, id string, grace *time.Duration, now
 			return session.ErrNoChange
 		default:
 			r.Remote.KillRequestedAt = now().UTC()
+			if grace != nil {
+				ms := grace.Milliseconds()
+				r.Remote.KillGraceMS = &ms
+			}
 		}
 		return nil
 	})
@@ -261,6 +265,14 @@ func (c *Cluster) Kill(ctx context.Context, id string, grace *time.Duration, now
 	if errors.Is(err, nats.ErrNoResponders) {
 		return rec, fmt.Errorf("session %s: worker %s: %w (csa wait reports it crashed once the worker is lost)", id, rec.Remote.Worker, ErrWorkerGone)
 	}
+	if err != nil && ctx.Err() == nil {
+		// Not answered (lost on the way, or the answer was): the worker
+		// also reads the request from the record, within a second, and
+		// the record tells whether the run ended.
+		if r, werr := c.waitEnded(ctx, id, deadline, within); werr == nil {
+			return r, nil
+		}
+	}
 	if err != nil {
 		return rec, fmt.Errorf("session %s: worker %s: %w", id, rec.Remote.Worker, err)
 	}
@@ -274,6 +286,11 @@ func (c *Cluster) Kill(ctx context.Context, id string, grace *time.Duration, now
 	// The local session has ended; its follower records the end within
 	// its next look (a run between its claim and its start ends as soon
 	// as it starts).
+	return c.waitEnded(ctx, id, deadline, within)
+}
+
+// waitEnded waits until session id's record has ended, or deadline.
+func (c *Cluster) waitEnded(ctx context.Context, id string, deadline time.Time, within time.Duration) (*Record, error) {
 	for {
 		r, _, err := c.Get(ctx, id)
 		if err != nil || r.Status.Ended() {

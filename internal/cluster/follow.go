@@ -88,6 +88,7 @@ type follower struct {
 	attempt  int
 	keptTree *TreeRef
 	checked  time.Time // when the record last said the run is still ours
+	killing  bool      // the record's kill request is being carried out
 	// raw and stderr are the program's standard output and error, sent
 	// as they are read (not by line).
 	raw, stderr *os.File
@@ -167,6 +168,9 @@ func (f *follower) disowned(ctx context.Context) string {
 	if why := f.notOurs(r); why != "" {
 		return why
 	}
+	if !r.Remote.KillRequestedAt.IsZero() && !r.Status.Ended() && !f.killing {
+		f.killFromRecord(ctx, r)
+	}
 	if r.Status.Ended() && r.Reason == WorkerLost {
 		if st, err := f.store.Load(f.localID); err == nil && !st.Status.Ended() {
 			return "the cluster declared this worker lost and the run crashed"
@@ -181,6 +185,23 @@ func (f *follower) notOurs(r *Record) string {
 		return fmt.Sprintf("the cluster declared this worker lost and queued attempt %d", r.Remote.attempt())
 	}
 	return ""
+}
+
+// killFromRecord carries out a kill the record asks for, in case its
+// request on the control subject never reached this worker (the control
+// path kills at once; a second kill of an ended session changes nothing).
+func (f *follower) killFromRecord(ctx context.Context, r *Record) {
+	f.killing = true
+	var grace *time.Duration
+	if r.Remote.KillGraceMS != nil {
+		g := time.Duration(*r.Remote.KillGraceMS) * time.Millisecond
+		grace = &g
+	}
+	go func() {
+		if _, err := f.w.killLocal(ctx, f.id, f.localID, f.store, grace); err != nil {
+			f.w.logf("worker %s: killing %s as its record asks: %v", f.w.ID, f.id, err)
+		}
+	}()
 }
 
 // abandon stops the local run of a run the cluster gave up on here, so

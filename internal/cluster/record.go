@@ -38,6 +38,8 @@ type Remote struct {
 	Diff *ResultDiff `json:"diff,omitempty"`
 	// KillRequestedAt: csa kill asked the worker to stop the run.
 	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
+	// KillGraceMS is the grace csa kill gave (nil: the worker's own).
+	KillGraceMS *int64 `json:"kill_grace_ms,omitempty"`
 
 	// Retries is how many times the run may be queued again when its
 	// worker is lost (--retries; 0: never, agent runs are not
