@@ -463,3 +463,27 @@ func TestKillFromRecord(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, "no process of the run left", func() bool { return len(tagged(localID)) == 0 })
 }
+
+// The limits and the idle timeout of a remote run apply on its worker:
+// the worker's local run gets them (recorded there and mirrored into the
+// record).
+func TestRemoteRunCarriesLimits(t *testing.T) {
+	c := clustertest.Start(t, 3)
+	proj := projectDir(t)
+	caller := newMachine(t, "caller", c.URL())
+	w := newMachine(t, "w", c.URL())
+	w.startWorker(t, proj, "--name", "w")
+	waitWorkers(t, caller, proj, 1)
+	cl := openCluster(t, c.URL())
+
+	id := strings.TrimSpace(caller.csa(t, proj, "run", "--remote", "--remote-cwd", "--memory-max-mb", "256", "--pids-max", "64",
+		"--enforcement", "BestEffort", "--idle-timeout", "45s", "--no-preflight", "--tool", "codex", "echo limited"))
+	if out, code, stderr := caller.csaCode(proj, "wait", "--timeout", "60s", id); code != 0 {
+		t.Fatalf("csa wait: exit %d: %s %s", code, out, stderr)
+	}
+	r := record(t, cl, id)
+	if r.Status != session.Completed || r.Result != "limited" || r.IdleMS != 45000 || r.MemoryLimitMB != 256 || r.PidsLimit != 64 {
+		t.Fatalf("record: %s, result %q, idle %d ms, memory %d MB, pids %d; want completed, limited, 45000, 256, 64",
+			r.Status, r.Result, r.IdleMS, r.MemoryLimitMB, r.PidsLimit)
+	}
+}

@@ -79,6 +79,8 @@ func TestUsageErrors(t *testing.T) {
 		{away, []string{"run", "--remote-cwd", "--tool", "codex", "echo hi"}, "--remote-cwd is for remote runs"},
 		{away, []string{"run", "--retries", "1", "--tool", "codex", "echo hi"}, "--retries is for remote runs"},
 		{away, []string{"run", "--remote", "--remote-cwd", "--retries", "11", "--tool", "codex", "echo hi"}, "--retries takes 0 to 10, not 11"},
+		{away, []string{"run", "--remote", "--remote-cwd", "--sandbox", "bogus", "--tool", "codex", "echo hi"}, "--sandbox:"},
+		{away, []string{"run", "--remote", "--remote-cwd", "--tier", "fast", "--tool", "codex", "echo hi"}, "--tier cannot be used with --remote"},
 		{away, []string{"apply", "01J0000000000000000000000A"}, "csa apply applies to a git work tree"},
 		{none, []string{"apply"}, "accepts 1 arg"},
 	} {

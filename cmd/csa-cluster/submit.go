@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
@@ -27,6 +28,14 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	cd := fs.String("cd", "", "working directory of the agent (default: this one): the git work tree holding it travels")
 	remoteCwd := fs.Bool("remote-cwd", false, "send no working tree: run in --cd as it is on the worker")
 	promptFile := fs.String("prompt-file", "", "read the prompt from a file")
+	var runFlags []string
+	fs.Func("run-flag", "a flag of csa run for the worker's local run, name=value ("+strings.Join(runner.RemoteFlags, ", ")+"); repeated", func(nv string) error {
+		if err := runner.CheckRemoteFlag(nv); err != nil {
+			return err
+		}
+		runFlags = append(runFlags, nv)
+		return nil
+	})
 	retries := fs.Int("retries", 0, "queue the run again, at most N times, when its worker is lost (agent runs are not idempotent: 0 by default)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -63,7 +72,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 		*model = cfg.Tool(*tool).Model
 	}
 	req := cluster.Request{Tool: *tool, Model: *model, Effort: *effort, Prompt: prompt, Cwd: dir, Labels: ls,
-		TimeoutMS: timeout.Milliseconds(), ProjectRoot: root, Retries: *retries}
+		TimeoutMS: timeout.Milliseconds(), ProjectRoot: root, Retries: *retries, RunFlags: runFlags}
 	parent, err := runner.ParentFromEnv(e.getenv)
 	if err != nil {
 		return &cmdutil.Error{Code: "bad_environment", Exit: cmdutil.ExitUsage, Err: err}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,10 +31,11 @@ type Local struct {
 	Getenv func(string) string
 }
 
-// CanRun says why this machine cannot run tool now: not enabled, not
-// installed, or too little free memory for it (the pre-flight check);
-// nil when it can.
-func (l *Local) CanRun(tool string) error {
+// CanRun says why this machine cannot run req now: its tool not enabled,
+// not installed, or too little free memory for it (the pre-flight check,
+// unless the run asked for none); nil when it can.
+func (l *Local) CanRun(req Request) error {
+	tool := req.Tool
 	spec, ok := agents.Lookup(tool)
 	if !ok {
 		return fmt.Errorf("unknown tool %q", tool)
@@ -44,6 +46,9 @@ func (l *Local) CanRun(tool string) error {
 	}
 	if _, err := toolcache.Locate(tc.Path, spec.Program); err != nil {
 		return fmt.Errorf("%s is not installed here: %w", tool, err)
+	}
+	if slices.Contains(req.RunFlags, "no-preflight=true") {
+		return nil
 	}
 	mi, err := resource.ReadMemInfo("/proc/meminfo")
 	if err != nil {
@@ -65,6 +70,12 @@ func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store,
 	}
 	if req.TimeoutMS > 0 {
 		args = append(args, "--timeout", (time.Duration(req.TimeoutMS) * time.Millisecond).String())
+	}
+	for _, nv := range req.RunFlags {
+		if err := runner.CheckRemoteFlag(nv); err != nil {
+			return "", nil, err
+		}
+		args = append(args, "--"+nv)
 	}
 	args = append(args, "-")
 	root, err := project.FindRoot(req.Cwd)

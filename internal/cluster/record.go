@@ -86,6 +86,9 @@ type Request struct {
 	// starts (0 and 1: the first).
 	Retries int `json:"retries,omitempty"`
 	Attempt int `json:"attempt,omitempty"`
+	// RunFlags are flags of csa run for the worker's local run, as
+	// name=value (runner.RemoteFlags only).
+	RunFlags []string `json:"run_flags,omitempty"`
 }
 
 // ErrNotFound: no remote session has the id.

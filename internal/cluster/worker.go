@@ -123,7 +123,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		msg.NakWithDelay(200 * time.Millisecond)
 		return
 	}
-	if err := w.Local.CanRun(req.Tool); err != nil {
+	if err := w.Local.CanRun(req); err != nil {
 		w.logf("worker %s: refusing %s: %v", w.ID, req.ID, err)
 		msg.NakWithDelay(200 * time.Millisecond)
 		return

@@ -10,11 +10,11 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/runner"
 )
 
 // notRemote are the flags a remote run cannot honour yet.
-var notRemote = []string{"interactive", "session", "session-id", "tier", "no-failover", "transport", "wait", "memory-max-mb",
-	"memory-swap-max-mb", "pids-max", "enforcement", "sandbox", "no-preflight", "idle-timeout"}
+var notRemote = []string{"interactive", "session", "session-id", "tier", "no-failover", "transport", "wait"}
 
 // goesRemote: --remote, or [cluster] default = "remote" unless
 // --remote=false or a flag only a local run has.
@@ -67,6 +67,13 @@ func (j *job) remote(ctx context.Context) error {
 	if j.o.changed["retries"] {
 		args = append(args, "--retries", strconv.Itoa(j.o.Retries))
 	}
+	carried, err := j.remoteFlags()
+	if err != nil {
+		return err
+	}
+	for _, nv := range carried {
+		args = append(args, "--run-flag", nv)
+	}
 	if j.f.JSON {
 		args = append(args, "--json")
 	}
@@ -80,4 +87,26 @@ func (j *job) remote(ctx context.Context) error {
 		return &cmdutil.Silent{Exit: code}
 	}
 	return nil
+}
+
+// remoteFlags are the limits and idle timeout given to this run, as the
+// worker's local run takes them (runner.RemoteFlags), checked here as a
+// local run would check them.
+func (j *job) remoteFlags() ([]string, error) {
+	rf := &j.o.res
+	if _, err := j.ask(j.o.Tool); err != nil {
+		return nil, err
+	}
+	values := map[string]string{
+		"memory-max-mb": strconv.FormatInt(rf.memoryMaxMB, 10), "memory-swap-max-mb": strconv.FormatInt(rf.swapMaxMB, 10),
+		"pids-max": strconv.FormatInt(rf.pidsMax, 10), "enforcement": rf.enforcement, "sandbox": rf.sandbox,
+		"no-preflight": strconv.FormatBool(rf.noPreflight), "idle-timeout": j.o.IdleTimeout.String(),
+	}
+	var out []string
+	for _, name := range runner.RemoteFlags {
+		if j.o.changed[name] {
+			out = append(out, name+"="+values[name])
+		}
+	}
+	return out, nil
 }
