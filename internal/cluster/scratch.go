@@ -23,7 +23,7 @@ type scratch struct {
 // scratchDir is where session id's tree is checked out on this worker:
 // under its state directory, one directory per session.
 func (w *Worker) scratchDir(id string) string {
-	return filepath.Join(statedir.Dir(w.Local.Getenv), "cluster-trees", id)
+	return filepath.Join(statedir.ScratchTrees(w.Local.Getenv), id)
 }
 
 // checkout makes req's working tree on this machine; its inputs are
