@@ -197,6 +197,24 @@ func retry(ctx context.Context, fn func(context.Context) error) error {
 	}
 }
 
+// retryTransfer is retry for a transfer that may take long (an object
+// of the store): each attempt has the whole of ctx; only what fails at
+// once (no responders while a new stream elects its leader, a
+// reconnection) is tried again.
+func retryTransfer(ctx context.Context, fn func(context.Context) error) error {
+	for {
+		err := fn(ctx)
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // propagation bounds how long a stream or consumer just made elsewhere
 // may be unknown to the server this client asks (a cluster's metadata
 // reaches every server shortly after the create).

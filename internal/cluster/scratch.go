@@ -39,9 +39,15 @@ func (w *Worker) checkout(ctx context.Context, req Request) (*scratch, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, shipTimeout)
+	defer cancel()
 	var diff []byte
 	if ref.Diff != "" {
-		if diff, err = st.GetBytes(ctx, ref.Diff); err != nil {
+		if err = retryTransfer(ctx, func(ctx context.Context) error {
+			var err error
+			diff, err = st.GetBytes(ctx, ref.Diff)
+			return err
+		}); err != nil {
 			return nil, fmt.Errorf("the uncommitted diff: %w", err)
 		}
 	}
@@ -52,7 +58,7 @@ func (w *Worker) checkout(ctx context.Context, req Request) (*scratch, error) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 			return nil, err
 		}
-		if err := st.GetFile(ctx, ref.Bundle, source); err != nil {
+		if err := retryTransfer(ctx, func(ctx context.Context) error { return st.GetFile(ctx, ref.Bundle, source) }); err != nil {
 			return nil, fmt.Errorf("the bundle of %s: %w", ref.Commit, err)
 		}
 	}
@@ -99,8 +105,10 @@ func (w *Worker) putResult(ctx context.Context, id string, diff []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, shipTimeout)
 	defer cancel()
-	_, err = st.PutBytes(ctx, ResultObject(id), diff)
-	return err
+	return retryTransfer(ctx, func(ctx context.Context) error {
+		_, err := st.PutBytes(ctx, ResultObject(id), diff)
+		return err
+	})
 }
 
 // remove deletes a scratch tree whose run never started.

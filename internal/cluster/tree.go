@@ -101,7 +101,10 @@ func (c *Cluster) ShipTree(ctx context.Context, g *gittree.Git, id, dir, remote 
 	defer cancel()
 	if len(snap.Diff) > 0 {
 		ref.Diff = diffObject(id)
-		if _, err := st.PutBytes(ctx, ref.Diff, snap.Diff); err != nil {
+		if err := retryTransfer(ctx, func(ctx context.Context) error {
+			_, err := st.PutBytes(ctx, ref.Diff, snap.Diff)
+			return err
+		}); err != nil {
 			return nil, fmt.Errorf("cluster: store the uncommitted diff: %w", err)
 		}
 	}
@@ -117,13 +120,17 @@ func (c *Cluster) ShipTree(ctx context.Context, g *gittree.Git, id, dir, remote 
 	if err := g.Bundle(ctx, snap.Root, file); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	ref.Bundle = bundleObject(id)
-	info, err := st.Put(ctx, jetstream.ObjectMeta{Name: ref.Bundle}, f)
+	var info *jetstream.ObjectInfo
+	err = retryTransfer(ctx, func(ctx context.Context) error {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		info, err = st.Put(ctx, jetstream.ObjectMeta{Name: ref.Bundle}, f)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: store the bundle of HEAD: %w", err)
 	}
@@ -177,7 +184,12 @@ func (c *Cluster) Result(ctx context.Context, id string) (*Record, []byte, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, shipTimeout)
 	defer cancel()
-	b, err := st.GetBytes(ctx, r.Remote.Diff.Object)
+	var b []byte
+	err = retryTransfer(ctx, func(ctx context.Context) error {
+		var err error
+		b, err = st.GetBytes(ctx, r.Remote.Diff.Object)
+		return err
+	})
 	if err != nil {
 		return r, nil, fmt.Errorf("cluster: the diff of %s: %w", id, err)
 	}
