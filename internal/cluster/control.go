@@ -166,7 +166,7 @@ func (w *Worker) killLocal(ctx context.Context, id, localID string, store *sessi
 	if grace != nil {
 		g = *grace
 	}
-	targets, err := withDescendants(store, localID)
+	targets, err := store.KillOrder([]string{localID})
 	if err != nil {
 		return "", err
 	}
@@ -186,22 +186,6 @@ func (w *Worker) killLocal(ctx context.Context, id, localID string, store *sessi
 	}
 	// The run's follower records the end, after the last of its output.
 	return last.Status, kerr
-}
-
-// withDescendants lists id's local descendants, deepest first, then id
-// (as `csa kill` orders them).
-func withDescendants(store *session.Store, id string) ([]string, error) {
-	ents, err := store.List()
-	if err != nil {
-		return nil, err
-	}
-	var states []*session.State
-	for _, e := range ents {
-		if e.State != nil {
-			states = append(states, e.State)
-		}
-	}
-	return append(session.Descendants(session.Children(states), id), id), nil
 }
 
 // markKilled ends a run that never started, killed.

@@ -38,3 +38,30 @@ func Descendants(kids map[string][]string, id string) []string {
 	}
 	return out
 }
+
+// KillOrder lists each of ids with its descendants in the store before
+// it, deepest first, each once: the order `csa kill` stops them in.
+func (s *Store) KillOrder(ids []string) ([]string, error) {
+	ents, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	var states []*State
+	for _, e := range ents {
+		if e.State != nil {
+			states = append(states, e.State)
+		}
+	}
+	kids := Children(states)
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		for _, d := range append(Descendants(kids, id), id) {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}

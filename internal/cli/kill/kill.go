@@ -77,7 +77,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err := o.F.GuardLineage(store, "kill", ids); err != nil {
 		return err
 	}
-	targets, err := withDescendants(store, ids)
+	targets, err := store.KillOrder(ids)
 	if err != nil {
 		return err
 	}
@@ -130,30 +130,4 @@ func configuredGrace(f *cmdutil.Factory, root string) time.Duration {
 		return def
 	}
 	return l.Config.Defaults.KillGrace.Std()
-}
-
-// withDescendants lists each target's descendants before the target.
-func withDescendants(store *session.Store, ids []string) ([]string, error) {
-	ents, err := store.List()
-	if err != nil {
-		return nil, err
-	}
-	var states []*session.State
-	for _, e := range ents {
-		if e.State != nil {
-			states = append(states, e.State)
-		}
-	}
-	kids := session.Children(states)
-	seen := map[string]bool{}
-	var out []string
-	for _, id := range ids {
-		for _, d := range append(session.Descendants(kids, id), id) {
-			if !seen[d] {
-				seen[d] = true
-				out = append(out, d)
-			}
-		}
-	}
-	return out, nil
 }
