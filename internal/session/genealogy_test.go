@@ -89,3 +89,21 @@ func TestDescendantsCycle(t *testing.T) {
 		t.Errorf("Descendants on a cycle = %v, want %v", got, want)
 	}
 }
+
+// KillOrder: each target after its descendants (deepest first), a session
+// named twice (a target that is also another's descendant) once.
+func TestKillOrder(t *testing.T) {
+	s := newStore(t)
+	r, a, a1, b := idAt(1), idAt(2), idAt(3), idAt(4)
+	create(t, s, r, "")
+	create(t, s, a, r)
+	create(t, s, a1, a)
+	create(t, s, b, "")
+	got, err := s.KillOrder([]string{a, r, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{a1, a, r, b}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("KillOrder = %v, want %v", got, want)
+	}
+}
