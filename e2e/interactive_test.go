@@ -194,7 +194,9 @@ func TestRealInteractiveBusySend(t *testing.T) {
 			sp := w.spawn(tool, "e2e interactive slow")
 			id := sp.SessionID
 			defer w.csa("kill", id)
-			time.Sleep(1500 * time.Millisecond) // well inside the slow turn
+			// The first prompt is on the screen, so its turn has begun
+			// (the model's answer takes 2.5 s): send the follow-up into it.
+			w.waitPane(id, "e2e interactive slow")
 			w.send(id, "e2e interactive second")
 			w.waitState(id, "waiting_input")
 			var lg struct {

@@ -43,8 +43,11 @@ func ParseState(s string) (State, error) {
 func (s State) Terminal() bool { return s == Completed || s == Crashed || s == Killed }
 
 // ConfirmGrace is how long after a turn's end an input sent during that
-// turn may take to be reported submitted (Claude Code: 0.2 s measured).
-const ConfirmGrace = 3 * time.Second
+// turn may take to be reported submitted. Claude Code takes 0.2 s on an
+// idle machine, and was seen taking over 3 s beside a second test suite
+// (the session read waiting_input with the follow-up still queued); an
+// input it dropped instead only reads in progress this much longer.
+const ConfirmGrace = 10 * time.Second
 
 // HookSilence is how long after an input csa waits for a first event from
 // the hooks it installed before it stops trusting them: a program that never
