@@ -24,7 +24,7 @@ type needsInput struct {
 	set     interactive.Settings
 	started time.Time
 	prev    interactive.State
-	input   int // the input (Turns.Submits) prev was seen after
+	input   int        // the input (Turns.Submits) prev was seen after
 	mu      sync.Mutex // held while the hooks of one change run
 	wg      sync.WaitGroup
 }
