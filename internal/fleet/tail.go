@@ -19,8 +19,8 @@ const tailWindow = 64 << 10
 // tail follows a live session's logs: its events (headless) or its pane
 // and turn record (interactive), from where the last snapshot stopped.
 type tail struct {
-	off, size      int64 // how far the file was read, and its size then
-	turnsSize      int64
+	off, size      int64    // how far the file was read, and its size then
+	turnsID        [2]int64 // size and modification time of the turn record read
 	retries        int
 	in, out        int64
 	last, lastTurn string
@@ -104,8 +104,8 @@ func (t *tail) event(line []byte) {
 // readPane takes the agent's last answer from its turn record, else the
 // last line its pane showed.
 func (t *tail) readPane(dir string) {
-	if fi, err := os.Stat(filepath.Join(dir, interactive.TurnsFile)); err == nil && fi.Size() != t.turnsSize {
-		t.turnsSize = fi.Size()
+	if fi, err := os.Stat(filepath.Join(dir, interactive.TurnsFile)); err == nil && [2]int64{fi.Size(), fi.ModTime().UnixNano()} != t.turnsID {
+		t.turnsID = [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 		if tr, err := interactive.ReadTurns(dir); err == nil {
 			t.lastTurn = lastLine(tr.LastMessage)
 		}
