@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/csa-dev/csa/internal/interactive"
@@ -25,6 +27,8 @@ type Reader struct {
 	Now     func() time.Time
 
 	known map[string]*entry
+	fresh [3]int64 // the identity of the state file of a session new to the reader
+	snaps int      // snapshots taken
 }
 
 // entry is what the reader keeps of one session.
@@ -32,6 +36,36 @@ type entry struct {
 	row   Row
 	ended bool // row is final
 	tail  tail
+	// st is the state last read, and the identity of the file it came
+	// from: a state file not replaced since is not decoded again.
+	st     *session.State
+	stated [3]int64
+}
+
+// load reads a session's state, again only when its file was replaced
+// (every save renames a new file over it).
+func (r *Reader) load(s *session.Store, id string, k *entry) (*session.State, bool) {
+	fi, err := os.Stat(s.Path(id, session.StateFile))
+	if err != nil {
+		return nil, false
+	}
+	ident := [3]int64{fi.ModTime().UnixNano(), fi.Size()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ident[2] = int64(sys.Ino)
+	}
+	if k != nil && k.st != nil && k.stated == ident {
+		return k.st, true
+	}
+	st, err := s.Load(id)
+	if err != nil {
+		return nil, false
+	}
+	if k != nil {
+		k.stated = ident
+	} else {
+		r.fresh = ident
+	}
+	return st, true
 }
 
 // Snapshot reads every session: ended ones once, live ones each time
@@ -50,31 +84,30 @@ func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
 	seen := map[string]bool{}
 	var live []liveSession
 	for _, s := range stores {
-		ents, err := s.Summaries()
+		ids, err := s.IDs()
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range ents {
-			if e.Err != nil || e.Summary == nil {
-				continue // starting, or broken (csa ps reports those)
-			}
-			seen[e.ID] = true
-			k := r.known[e.ID]
-			if k != nil && k.ended && e.Summary.Status.Ended() {
+		for _, id := range ids {
+			k := r.known[id]
+			if k != nil && k.ended {
+				seen[id] = true
 				snap.Rows = append(snap.Rows, &k.row)
 				continue
 			}
-			st, err := s.Load(e.ID)
-			if err != nil {
-				continue
+			st, ok := r.load(s, id, k)
+			if !ok {
+				continue // starting, or broken (csa ps reports those)
+			}
+			seen[id] = true
+			if k == nil {
+				k = &entry{stated: r.fresh}
+				r.known[id] = k
 			}
 			if !st.Status.Ended() {
 				st = runner.Reconcile(ctx, s, st, now)
 			}
-			if k == nil {
-				k = &entry{}
-				r.known[e.ID] = k
-			}
+			k.st = st
 			k.fill(st)
 			snap.Rows = append(snap.Rows, &k.row)
 			live = append(live, liveSession{store: s, st: st, e: k})
@@ -86,6 +119,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	r.refresh(ctx, live)
+	r.snaps++
 	return snap, nil
 }
 
@@ -115,6 +149,10 @@ func (e *entry) fill(st *session.State) {
 
 func (r *Row) setClass(c Class) { r.Class, r.Symbol, r.Label = c, c.Symbol(), c.Label() }
 
+// memEvery: the memory of a live session's process tree is read every
+// memEvery snapshots (reading it walks every thread of the tree).
+const memEvery = 5
+
 // refresh adds what only live sessions have: the classifier's verdict of
 // interactive ones, memory, and what their logs said since last time.
 func (r *Reader) refresh(ctx context.Context, live []liveSession) {
@@ -131,7 +169,7 @@ func (r *Reader) refresh(ctx context.Context, live []liveSession) {
 	}
 	agent := map[string]int{}
 	if len(targets) > 0 {
-		ob := &interactive.Observer{TmuxBin: r.TmuxBin, Now: r.Now}
+		ob := &interactive.Observer{TmuxBin: r.TmuxBin, Now: r.Now, FromHeartbeat: true}
 		for i, o := range ob.Observe(ctx, targets) {
 			v := interactive.Classify(o, r.Classifier)
 			row := &ix[i].e.row
@@ -149,8 +187,10 @@ func (r *Reader) refresh(ctx context.Context, live []liveSession) {
 		if l.st.Interactive != nil {
 			pid = agent[row.ID]
 		}
-		row.MemoryMB = 0
-		if !l.st.Status.Ended() && pid > 0 {
+		switch {
+		case l.st.Status.Ended() || pid == 0:
+			row.MemoryMB = 0
+		case r.snaps%memEvery == 0 || row.MemoryMB == 0:
 			row.MemoryMB = treeRSS(pid) >> 20
 			row.PeakMemoryMB = max(row.PeakMemoryMB, row.MemoryMB)
 		}
