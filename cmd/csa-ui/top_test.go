@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -101,6 +102,24 @@ func shows(screen, id, class string, extra ...string) bool {
 func TestTopShowsTheFleetAndActs(t *testing.T) {
 	w := newWorld(t)
 	f := newFixture(t, w)
+	// r reviews the selected session's diff: the project is a repository
+	// with a change, and the fake reviewers pass it.
+	git := func(args ...string) {
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		c.Dir = w.proj
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(w.proj, "a.txt"), []byte("one\n"), 0o600))
+	git("init", "-q")
+	git("add", "a.txt")
+	git("commit", "-qm", "init")
+	must(t, os.WriteFile(filepath.Join(w.proj, "a.txt"), []byte("one\ntwo\n"), 0o600))
+	answers := filepath.Join(w.dir, "answers.txt")
+	must(t, os.WriteFile(answers, []byte("codex | CSA REVIEW REQUEST => echo '{\"verdict\": \"pass\", \"findings\": []}'\n"+
+		"gemini-cli | CSA REVIEW REQUEST => echo '{\"verdict\":\"pass\"}'\n"), 0o600))
+	w.env = append(w.env, "CSA_FAKE_ANSWERS="+answers, "CSA_TOOL=claude-code")
 	tm := startTop(t, w)
 
 	want := map[string]string{
@@ -184,6 +203,14 @@ func TestTopShowsTheFleetAndActs(t *testing.T) {
 	if st := w.state(t, f.working); st != "killed" {
 		t.Fatalf("csa says %s is %s, want killed", f.working, st)
 	}
+
+	// Review the session's diff; Enter comes back.
+	tm.keys("r")
+	tm.waitFor("the review's verdict", func(s string) bool {
+		return strings.Contains(s, ": pass (majority: 2 pass") && strings.Contains(s, "[csa top: press Enter to return]")
+	})
+	tm.keys("Enter")
+	tm.waitFor("csa top after the review", func(s string) bool { return strings.Contains(s, "review done") })
 
 	tm.keys("?")
 	tm.waitFor("the help", func(s string) bool {
