@@ -145,6 +145,21 @@ func TestTopShowsTheFleetAndActs(t *testing.T) {
 		t.Fatalf("header counts:\n%s", s)
 	}
 
+	// Collapse and expand the parent (the filter leaves the working ones:
+	// f.working, then the parent and its child).
+	tm.keys("/")
+	tm.text("working")
+	tm.keys("Enter")
+	tm.waitFor("the working sessions", func(s string) bool { return strings.Contains(s, f.child) && !strings.Contains(s, f.done) })
+	tm.keys("g", "j", "Enter")
+	tm.waitFor("the parent collapsed", func(s string) bool {
+		return !strings.Contains(s, f.child) && strings.Contains(line(s, f.parent), f.parent+" +1")
+	})
+	tm.keys("Enter")
+	tm.waitFor("the parent expanded", func(s string) bool { return shows(s, f.child, "> working", "the child") })
+	tm.keys("Escape")
+	tm.waitFor("the filter cleared", func(s string) bool { return strings.Contains(s, f.done) })
+
 	// A session that changes state shows it at the next refresh.
 	start := time.Now()
 	w.csa(t, "send", f.idle, "--text", "echo now answered", "--enter")

@@ -71,7 +71,12 @@ func (m *Model) table() string {
 	}
 	b.WriteString(m.header())
 	b.WriteByte('\n')
-	cols := fmt.Sprintf("  %-13s %-*s %-11s %-16s %5s %11s %13s %5s  %s", "STATE", m.idWidth(), "SESSION", "TOOL", "MODEL", "AGE", "MEM/PEAK", "TOKENS IN/OUT", "RETRY", "LAST LINE")
+	idw := m.idWidth()
+	model := "MODEL"
+	if m.o.All {
+		model = "PROJECT"
+	}
+	cols := fmt.Sprintf("  %-13s %-*s %-11s %-16s %5s %11s %13s %5s  %s", "STATE", idw, "SESSION", "TOOL", model, "AGE", "MEM/PEAK", "TOKENS IN/OUT", "RETRY", "LAST LINE")
 	b.WriteString(headStyle.Render(m.fit(cols)))
 	b.WriteByte('\n')
 	rows := max(1, m.height-4)
@@ -80,7 +85,7 @@ func (m *Model) table() string {
 		first = m.cursor - rows + 1
 	}
 	for i := first; i < len(m.lines) && i < first+rows; i++ {
-		b.WriteString(m.line(m.lines[i], now, i == m.cursor))
+		b.WriteString(m.line(m.lines[i], now, i == m.cursor, idw))
 		b.WriteByte('\n')
 	}
 	for i := max(len(m.lines)-first, 1); i < rows; i++ {
@@ -97,7 +102,33 @@ func (m *Model) table() string {
 	return b.String()
 }
 
-func (m *Model) idWidth() int { return 30 }
+// idWidth is the width of the session column: the widest indented id
+// shown (at least the header's).
+func (m *Model) idWidth() int {
+	w := 30
+	for _, l := range m.lines {
+		n := lipgloss.Width(idCell(l))
+		w = max(w, n)
+	}
+	return min(w, 60)
+}
+
+// idCell is a line's session column: indentation, the expand mark, the id
+// and how many children a collapsed one hides.
+func idCell(l fleet.Line) string {
+	mark := "  "
+	if l.Kids > 0 {
+		mark = "▾ "
+		if l.Hidden {
+			mark = "▸ "
+		}
+	}
+	id := strings.Repeat("  ", min(l.Level, 6)) + mark + l.Row.ID
+	if l.Hidden {
+		id += fmt.Sprintf(" +%d", l.Kids)
+	}
+	return id
+}
 
 // header counts the sessions by class.
 func (m *Model) header() string {
@@ -141,25 +172,15 @@ func (m *Model) footer() string {
 }
 
 // line draws one session.
-func (m *Model) line(l fleet.Line, now time.Time, selected bool) string {
+func (m *Model) line(l fleet.Line, now time.Time, selected bool, idw int) string {
 	r := l.Row
-	mark := "  "
-	if l.Kids > 0 {
-		mark = "▾ "
-		if l.Hidden {
-			mark = fmt.Sprintf("▸ ")
-		}
-	}
-	id := strings.Repeat("  ", min(l.Level, 6)) + mark + r.ID
-	if l.Hidden {
-		id += fmt.Sprintf(" +%d", l.Kids)
-	}
+	id := idCell(l)
 	model := r.Model
 	if m.o.All {
 		model = filepath.Base(r.Project)
 	}
 	state := fmt.Sprintf("%s %-11s", r.Symbol, r.Label)
-	rest := fmt.Sprintf(" %-*s %-11s %-16s %5s %11s %13s %5s  %s", m.idWidth(), cut(id, m.idWidth()), cut(r.Tool, 11), cut(model, 16),
+	rest := fmt.Sprintf(" %s %-11s %-16s %5s %11s %13s %5s  %s", pad(cut(id, idw), idw), cut(r.Tool, 11), cut(model, 16),
 		age(now.Sub(r.CreatedAt)), mem(r), tokens(r), retries(r), r.LastLine)
 	text := m.fit("  " + state + rest)
 	if selected {
@@ -184,6 +205,9 @@ func cutWidth(s string, w int) string {
 	}
 	return string(r)
 }
+
+// pad fills s with spaces to w columns (fmt pads by bytes, not columns).
+func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-lipgloss.Width(s))) }
 
 func cut(s string, n int) string {
 	r := []rune(s)
