@@ -35,7 +35,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGTERM and SIGHUP (a closed terminal, a dropped SSH connection)
+	// end either view; SIGINT ends the web server, while the terminal view
+	// reads Ctrl-C as a key, and leaves the SIGINT of a Ctrl-C typed in a
+	// command it runs (a review) to that command.
+	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if args[0] != "top" {
+		sigs = append(sigs, os.Interrupt)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
 	var err error
 	switch args[0] {
