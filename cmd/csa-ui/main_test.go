@@ -140,7 +140,7 @@ func until(t *testing.T, what string, cond func() (bool, string)) {
 
 // fixture is a project with a session in every class the views show.
 type fixture struct {
-	done, failed, killed, working, parent, child, needsInput, idle, stuck, unknown string
+	done, failed, killed, working, retrying, parent, child, needsInput, idle, stuck, unknown string
 }
 
 func newFixture(t *testing.T, w *world) *fixture {
@@ -149,6 +149,7 @@ func newFixture(t *testing.T, w *world) *fixture {
 	f.failed = w.csa(t, "run", "-d", "--tool", "claude-code", "error boom")
 	f.killed = w.csa(t, "run", "-d", "--tool", "codex", "hang")
 	f.working = w.csa(t, "run", "-d", "--tool", "codex", "echo still working; hang")
+	f.retrying = w.csa(t, "run", "-d", "--tool", "claude-code", "retrying 2")
 	f.parent = w.csa(t, "run", "-d", "--tool", "gemini-cli", `echo the parent; csa run --tool codex "echo the child; hang"`)
 	f.needsInput = w.csa(t, "run", "-i", "--tool", "claude-code", "echo first answer")
 	f.idle = w.csa(t, "run", "-i", "--tool", "claude-code")

@@ -123,7 +123,7 @@ func TestTopShowsTheFleetAndActs(t *testing.T) {
 	tm := startTop(t, w)
 
 	want := map[string]string{
-		f.done: "= done", f.killed: "= done", f.failed: "x failed", f.working: "> working", f.parent: "> working",
+		f.done: "= done", f.killed: "= done", f.failed: "x failed", f.working: "> working", f.retrying: "> working", f.parent: "> working",
 		f.child: "> working", f.needsInput: "! needs input", f.idle: "- idle", f.stuck: "# stuck", f.unknown: "? unknown",
 	}
 	s := tm.waitFor("every session in its class", func(s string) bool {
@@ -132,7 +132,7 @@ func TestTopShowsTheFleetAndActs(t *testing.T) {
 				return false
 			}
 		}
-		return true
+		return shows(s, f.retrying, "> working", " r2") // the agent's own retries
 	})
 	if !shows(s, f.done, "= done", "the finished answer") || !shows(s, f.needsInput, "! needs input", "first answer") ||
 		!shows(s, f.working, "> working", "still working") {
@@ -141,17 +141,17 @@ func TestTopShowsTheFleetAndActs(t *testing.T) {
 	if p, c := column(line(s, f.parent), f.parent), column(line(s, f.child), f.child); c <= p {
 		t.Fatalf("the child is not indented under its parent (%d <= %d):\n%s", c, p, s)
 	}
-	if !strings.Contains(s, "! 1 needs input") || !strings.Contains(s, "# 1 stuck") || !strings.Contains(s, "? 1 unknown") {
+	if !strings.Contains(s, "! 1 needs input") || !strings.Contains(s, "# 1 stuck") || !strings.Contains(s, "> 4 working") || !strings.Contains(s, "? 1 unknown") {
 		t.Fatalf("header counts:\n%s", s)
 	}
 
-	// Collapse and expand the parent (the filter leaves the working ones:
-	// f.working, then the parent and its child).
+	// Collapse and expand the parent (the filter leaves it and its
+	// subtree).
 	tm.keys("/")
-	tm.text("working")
+	tm.text(f.parent)
 	tm.keys("Enter")
-	tm.waitFor("the working sessions", func(s string) bool { return strings.Contains(s, f.child) && !strings.Contains(s, f.done) })
-	tm.keys("g", "j", "Enter")
+	tm.waitFor("the parent and its child", func(s string) bool { return strings.Contains(s, f.child) && !strings.Contains(s, f.done) })
+	tm.keys("g", "Enter")
 	tm.waitFor("the parent collapsed", func(s string) bool {
 		return !strings.Contains(s, f.child) && strings.Contains(line(s, f.parent), f.parent+" +1")
 	})

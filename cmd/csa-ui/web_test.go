@@ -121,12 +121,12 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 	// rows reads what the page shows: each session's class, state cell,
 	// indentation and last line.
 	type row struct {
-		Class, State, Last string
+		Class, State, Last, Retry string
 		Indent             float64
 	}
 	rows := func() map[string]row {
 		js := `Object.fromEntries([...document.querySelectorAll("tr.row")].map(tr => [tr.dataset.id, {
-			Class: tr.dataset.class, State: tr.cells[0].textContent, Last: tr.cells[8].textContent,
+			Class: tr.dataset.class, State: tr.cells[0].textContent, Last: tr.cells[8].textContent, Retry: tr.cells[7].textContent,
 			Indent: parseFloat(tr.cells[1].style.paddingLeft) || 0}]))`
 		out, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]row](js))
 		if err != nil {
@@ -135,7 +135,7 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 		return out
 	}
 	want := map[string]string{
-		f.done: "= done", f.killed: "= done", f.failed: "x failed", f.working: "> working", f.parent: "> working",
+		f.done: "= done", f.killed: "= done", f.failed: "x failed", f.working: "> working", f.retrying: "> working", f.parent: "> working",
 		f.child: "> working", f.needsInput: "! needs input", f.idle: "- idle", f.stuck: "# stuck", f.unknown: "? unknown",
 	}
 	until(t, "every session in its class on the page", func() (bool, string) {
@@ -145,7 +145,7 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 				return false, fmt.Sprint(got)
 			}
 		}
-		return true, ""
+		return got[f.retrying].Retry == "r2", fmt.Sprint(got)
 	})
 	got := rows()
 	if got[f.child].Indent <= got[f.parent].Indent || !strings.Contains(got[f.needsInput].Last, "first answer") {

@@ -66,8 +66,12 @@ func TestTreeOrdersCollapsesAndFilters(t *testing.T) {
 	if got := Tree(rows, map[string]bool{"A": true}, ""); ids(got) != "O A B" || got[1].Kids != 2 || !got[1].Hidden {
 		t.Errorf("collapsed %s %+v", ids(got), got)
 	}
-	// A match keeps the path to it.
+	// A match keeps the path to it, and its subtree.
 	if got := ids(Tree(rows, nil, "DEEP answer")); got != "A .A2" {
+		t.Errorf("filtered %s", got)
+	}
+	rows[1].LastLine = "the root"
+	if got := ids(Tree(rows, nil, "root")); got != "A .A1 .A2" {
 		t.Errorf("filtered %s", got)
 	}
 }

@@ -19,8 +19,9 @@ type Line struct {
 
 // Tree lists rows as trees of their genealogy, roots oldest first and
 // children under their parent, leaving out the descendants of collapsed
-// sessions. A row that matches no filter is left out unless a descendant
-// matches (the path to a match stays visible).
+// sessions. With a filter, a row is listed when it, a descendant (the path
+// to a match stays visible) or an ancestor (a match keeps its subtree)
+// matches.
 func Tree(rows []*Row, collapsed map[string]bool, filter string) []Line {
 	byID := make(map[string]*Row, len(rows))
 	for _, r := range rows {
@@ -48,11 +49,12 @@ func Tree(rows []*Row, collapsed map[string]bool, filter string) []Line {
 	keep := func(r *Row) bool { return true }
 	if filter != "" {
 		match := map[string]bool{}
-		var walk func(r *Row) bool
-		walk = func(r *Row) bool {
-			m := Matches(r, filter)
+		var walk func(r *Row, inMatch bool) bool
+		walk = func(r *Row, inMatch bool) bool {
+			self := Matches(r, filter)
+			m := self || inMatch
 			for _, k := range kids[r.ID] {
-				if walk(k) {
+				if walk(k, m) {
 					m = true
 				}
 			}
@@ -60,7 +62,7 @@ func Tree(rows []*Row, collapsed map[string]bool, filter string) []Line {
 			return m
 		}
 		for _, r := range roots {
-			walk(r)
+			walk(r, false)
 		}
 		keep = func(r *Row) bool { return match[r.ID] }
 	}

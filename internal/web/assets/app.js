@@ -29,8 +29,8 @@ function matches(r, words) {
   return words.every((w) => hay.includes(w));
 }
 
-// The tree, roots oldest first, children under their parent; a row that
-// does not match the filter stays when a descendant does.
+// The tree, roots oldest first, children under their parent; with a
+// filter, a row stays when it, a descendant or an ancestor matches.
 function lines() {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const kids = new Map(), roots = [];
@@ -45,13 +45,13 @@ function lines() {
   for (const k of kids.values()) k.sort(older);
   const words = $("filter").value.toLowerCase().split(/\s+/).filter(Boolean);
   const keep = new Map();
-  const walk = (r) => {
-    let m = matches(r, words);
-    for (const k of kids.get(r.id) || []) if (walk(k)) m = true;
+  const walk = (r, inMatch) => {
+    let m = inMatch || matches(r, words);
+    for (const k of kids.get(r.id) || []) if (walk(k, m)) m = true;
     keep.set(r.id, m);
     return m;
   };
-  roots.forEach(walk);
+  roots.forEach((r) => walk(r, false));
   const out = [];
   const add = (r, level) => {
     if (!keep.get(r.id)) return;
