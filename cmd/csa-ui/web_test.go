@@ -122,7 +122,7 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 	// indentation and last line.
 	type row struct {
 		Class, State, Last, Retry string
-		Indent             float64
+		Indent                    float64
 	}
 	rows := func() map[string]row {
 		js := `Object.fromEntries([...document.querySelectorAll("tr.row")].map(tr => [tr.dataset.id, {
