@@ -100,9 +100,6 @@ type Row struct {
 	LastLine     string `json:"last_line,omitempty"`
 }
 
-// Age is how long ago the session was created.
-func (r *Row) Age(now time.Time) time.Duration { return now.Sub(r.CreatedAt) }
-
 // Snapshot is every session read at one moment.
 type Snapshot struct {
 	At   time.Time `json:"at"`

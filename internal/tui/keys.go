@@ -18,8 +18,8 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case confirmKill:
 		m.mode = browsing
 		if r := m.current(); r != nil && (s == "y" || s == "Y") {
-			m.status = "killing " + short(r.ID) + "..."
-			return m, m.run(func() error { return m.o.CSA.Kill(m.ctx, r.ID) }, "killed "+short(r.ID))
+			m.status = "killing " + r.ID + "..."
+			return m, m.run(func() error { return m.o.CSA.Kill(m.ctx, r.ID) }, "killed "+r.ID)
 		}
 		m.status = "kill cancelled"
 		return m, nil
@@ -74,7 +74,7 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "s":
 		if r := m.current(); r != nil {
 			if !r.Interactive || r.Class == fleet.Done || r.Class == fleet.Failed {
-				m.status = "send: " + short(r.ID) + " is not a live interactive session"
+				m.status = "send: " + r.ID + " is not a live interactive session"
 				return m, nil
 			}
 			m.mode = sending
@@ -94,10 +94,10 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "a":
 		if r := m.current(); r != nil {
 			if !r.Interactive || r.Class == fleet.Done || r.Class == fleet.Failed {
-				m.status = "attach: " + short(r.ID) + " is not a live interactive session"
+				m.status = "attach: " + r.ID + " is not a live interactive session"
 				return m, nil
 			}
-			return m, m.terminal(m.o.CSA.Attach(r.ID), "back from "+short(r.ID))
+			return m, m.terminal(m.o.CSA.Attach(r.ID), "back from "+r.ID)
 		}
 	case "r":
 		if r := m.current(); r != nil {
@@ -132,8 +132,8 @@ func (m *Model) editKey(k tea.KeyPressMsg, s string) (tea.Model, tea.Cmd) {
 		if r == nil || strings.TrimSpace(val) == "" {
 			return m, nil
 		}
-		m.status = "sending to " + short(r.ID) + "..."
-		return m, m.run(func() error { return m.o.CSA.Send(m.ctx, r.ID, val) }, "sent to "+short(r.ID))
+		m.status = "sending to " + r.ID + "..."
+		return m, m.run(func() error { return m.o.CSA.Send(m.ctx, r.ID, val) }, "sent to "+r.ID)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
@@ -208,7 +208,3 @@ func (e *execCmd) Run() error            { return e.t.Run(e.m.ctx, e.in, e.out, 
 func (e *execCmd) SetStdin(r io.Reader)  { e.in = r }
 func (e *execCmd) SetStdout(w io.Writer) { e.out = w }
 func (e *execCmd) SetStderr(w io.Writer) { e.errOut = w }
-
-// short is a session id as the status line shows it: whole (ULIDs made
-// in one millisecond share their first ten characters).
-func short(id string) string { return id }

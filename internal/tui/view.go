@@ -157,7 +157,7 @@ func (m *Model) footer() string {
 	case filtering:
 		return "filter: " + m.input.View()
 	case sending:
-		return "send to " + short(m.current().ID) + ": " + m.input.View() + dimStyle.Render("  (enter: send, esc: cancel)")
+		return "send to " + m.current().ID + ": " + m.input.View() + dimStyle.Render("  (enter: send, esc: cancel)")
 	case confirmKill:
 		return classStyle[fleet.Failed].Render("kill " + m.current().ID + "? (y/n)")
 	}
