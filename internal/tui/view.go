@@ -153,13 +153,17 @@ func (m *Model) header() string {
 }
 
 func (m *Model) footer() string {
+	id := ""
+	if r := m.current(); r != nil {
+		id = r.ID
+	}
 	switch m.mode {
 	case filtering:
 		return "filter: " + m.input.View()
 	case sending:
-		return "send to " + m.current().ID + ": " + m.input.View() + dimStyle.Render("  (enter: send, esc: cancel)")
+		return "send to " + id + ": " + m.input.View() + dimStyle.Render("  (enter: send, esc: cancel)")
 	case confirmKill:
-		return classStyle[fleet.Failed].Render("kill " + m.current().ID + "? (y/n)")
+		return classStyle[fleet.Failed].Render("kill " + id + "? (y/n)")
 	}
 	f := dimStyle.Render("? help  / filter  a attach  s send  l logs  K kill  r review  q quit")
 	if m.filter != "" {
