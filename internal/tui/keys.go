@@ -17,9 +17,9 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.editKey(k, s)
 	case confirmKill:
 		m.mode = browsing
-		if r := m.current(); r != nil && (s == "y" || s == "Y") {
-			m.status = "killing " + r.ID + "..."
-			return m, m.run(func() error { return m.o.CSA.Kill(m.ctx, r.ID) }, "killed "+r.ID)
+		if id := m.target; id != "" && (s == "y" || s == "Y") {
+			m.status = "killing " + id + "..."
+			return m, m.run(func() error { return m.o.CSA.Kill(m.ctx, id) }, "killed "+id)
 		}
 		m.status = "kill cancelled"
 		return m, nil
@@ -77,13 +77,13 @@ func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				m.status = "send: " + r.ID + " is not a live interactive session"
 				return m, nil
 			}
-			m.mode = sending
+			m.mode, m.target = sending, r.ID
 			m.input.SetValue("")
 			return m, m.input.Focus()
 		}
 	case "K":
 		if r := m.current(); r != nil {
-			m.mode = confirmKill
+			m.mode, m.target = confirmKill, r.ID
 		}
 	case "l":
 		if r := m.current(); r != nil {
@@ -128,12 +128,12 @@ func (m *Model) editKey(k tea.KeyPressMsg, s string) (tea.Model, tea.Cmd) {
 			m.relist()
 			return m, nil
 		}
-		r := m.current()
-		if r == nil || strings.TrimSpace(val) == "" {
+		id := m.target
+		if id == "" || strings.TrimSpace(val) == "" {
 			return m, nil
 		}
-		m.status = "sending to " + r.ID + "..."
-		return m, m.run(func() error { return m.o.CSA.Send(m.ctx, r.ID, val) }, "sent to "+r.ID)
+		m.status = "sending to " + id + "..."
+		return m, m.run(func() error { return m.o.CSA.Send(m.ctx, id, val) }, "sent to "+id)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)

@@ -52,6 +52,7 @@ type Model struct {
 	filter    string
 
 	mode   mode
+	target string // the session a send or a kill being confirmed is for
 	input  textinput.Model
 	log    viewport.Model
 	logID  string

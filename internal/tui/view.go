@@ -153,10 +153,7 @@ func (m *Model) header() string {
 }
 
 func (m *Model) footer() string {
-	id := ""
-	if r := m.current(); r != nil {
-		id = r.ID
-	}
+	id := m.target
 	switch m.mode {
 	case filtering:
 		return "filter: " + m.input.View()
