@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # binary does not link is ignored).
 LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/agent/cli.Version=$(VERSION)
 
-.PHONY: build install demo test agents mcp-servers vet fmt bench clean
+.PHONY: build install demo test agents mcp-servers nats-server vet fmt bench clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -25,8 +25,8 @@ INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
 
 install:
 	@mkdir -p "$(INSTALL_DIR)"
-	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-ui ./cmd/csa-model-server
-	@echo "installed csa, csa-agent, csa-mcp, csa-ui and csa-model-server in $(INSTALL_DIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/csa-ui ./cmd/csa-model-server
+	@echo "installed csa, csa-agent, csa-mcp, csa-cluster, csa-ui and csa-model-server in $(INSTALL_DIR)"
 	@case ":$$PATH:" in *":$(INSTALL_DIR):"*) ;; *) echo "note: $(INSTALL_DIR) is not on your PATH";; esac
 
 demo: build agents
@@ -44,6 +44,12 @@ agents: build
 mcp-servers:
 	./scripts/mcp-servers.sh
 
+# The nats-server program the cluster tests run as three processes
+# (internal/clustertest), built from the module at the version go.mod pins,
+# into csa's cache outside git ($CSA_AGENTS_CACHE/nats-server/VERSION/).
+nats-server:
+	./scripts/nats-server.sh
+
 # vet also fails when go.mod or go.sum is not what `go mod tidy` makes of
 # the imports (run it and commit the result).
 vet:
@@ -51,7 +57,7 @@ vet:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum: run go mod tidy and commit the result"; exit 1; }
 	$(GO) vet ./...
 
-test: agents mcp-servers vet
+test: agents mcp-servers nats-server vet
 	$(GO) test -count=1 ./...
 
 bench: build mcp-servers

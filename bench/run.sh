@@ -39,7 +39,7 @@ pressure_start="$(pressure)"
 # tree changes meanwhile.
 rev="${CSA_BENCH_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- ':!bench' 2>/dev/null || echo ' (modified tree)')}"
 export CSA_BENCH_BIN="$CSA_BENCH_DIR/bin"
-CGO_ENABLED=0 go build -o "$CSA_BENCH_BIN/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-ui ./cmd/fakeagent # static, as make build
+CGO_ENABLED=0 go build -o "$CSA_BENCH_BIN/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/csa-ui ./cmd/fakeagent # static, as make build
 
 bench() { # pattern benchtime
 	go test -run '^$' -count 1 -timeout 15m -bench "$1" -benchtime "$2" ./bench

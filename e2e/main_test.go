@@ -23,7 +23,8 @@ import (
 )
 
 // csaBin is the csa built for these tests; agents find it on PATH. The
-// csa-agent built with it is beside it, where csa looks for it.
+// csa-agent, csa-mcp and csa-cluster built with it are beside it, where
+// csa looks for them.
 var csaBin string
 
 func TestMain(m *testing.M) {
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp")
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp", "./cmd/csa-cluster")
 	build.Dir = filepath.Join(filepath.Dir(file), "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr

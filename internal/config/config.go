@@ -40,6 +40,9 @@ type Config struct {
 	Interactive InteractiveConfig `toml:"interactive"`
 	// MCP is the MCP hub every run's agent shares (csa mcp).
 	MCP MCPConfig `toml:"mcp"`
+	// Cluster is the NATS JetStream cluster of csa run --remote and csa
+	// worker.
+	Cluster ClusterConfig `toml:"cluster"`
 }
 
 // InteractiveConfig tunes interactive sessions and their classifier.
@@ -214,6 +217,7 @@ func Default() Config {
 		},
 	}
 	c.MCP = defaultMCP()
+	c.Cluster = ClusterConfig{Default: ClusterLocal}
 	c.Tools = ToolsConfig{}
 	for _, s := range agents.Registry {
 		tc := ToolConfig{Path: s.Program.Name, Enabled: true, Yolo: true, Transport: transport.CLI}

@@ -12,6 +12,7 @@
 //	read             read stdin to EOF, print how many bytes
 //	pidfile PATH     write own pid             hang          block forever
 //	write PATH TEXT  write a file              waitfile PATH block until PATH exists (60 s at most)
+//	copy FROM TO     copy a file (nothing when FROM cannot be read)
 //
 //	error TEXT       fail with a provider error in the tool's own format
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
@@ -154,7 +155,7 @@ func parseArgs(tool string, args []string) (invocation, error) {
 var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
-	"pidfile": true, "hang": true, "write": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
+	"pidfile": true, "hang": true, "write": true, "copy": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
 	"orphan": true, "retrying": true, "prompt": true,
 }
 
@@ -322,6 +323,12 @@ func run(out emitter, step string) (code int, done bool) {
 			if time.Now().After(deadline) {
 				out.fail("waitfile: " + arg + " never appeared")
 				return 1, true
+			}
+		}
+	case "copy":
+		if len(words) == 3 {
+			if b, err := os.ReadFile(words[1]); err == nil {
+				os.WriteFile(words[2], b, 0o644)
 			}
 		}
 	case "write":

@@ -23,3 +23,9 @@ func Dir(getenv func(string) string) string {
 	}
 	return filepath.Join(home, ".local", "state", "csa")
 }
+
+// ScratchTrees is where a cluster worker checks out the working trees of
+// the remote runs it takes, one directory per remote session id.
+func ScratchTrees(getenv func(string) string) string {
+	return filepath.Join(Dir(getenv), "cluster-trees")
+}

@@ -40,7 +40,12 @@ lineage are never removed.
 
 csa-* cgroups that outlived their run are removed too. A group held by a
 live run of any state directory, or with processes in it, is kept (--json
-lists it under cgroups_kept, with the reason).`,
+lists it under cgroups_kept, with the reason).
+
+So are a cluster worker's scratch trees (STATE_DIR/cluster-trees) that it left
+behind: one no run started in after 10 minutes, any other (its worker lost, or
+kept because its diff could not be stored) when older than the age limit;
+never one a live run works in (--json: scratch_trees).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ageSet = cmd.Flags().Changed("max-age-days")
@@ -116,7 +121,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	groups, kept, gerrs := o.collectGroups()
 	errs = append(errs, gerrs...)
-	if err := o.print(items, groups, kept); err != nil {
+	trees, terrs := o.collectTrees(cutoff)
+	errs = append(errs, terrs...)
+	if err := o.print(items, groups, kept, trees); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
@@ -253,7 +260,7 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item, groups []string, kept []Cgroup) error {
+func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees []Tree) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
@@ -264,7 +271,11 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup) error {
 		if kept == nil {
 			kept = []Cgroup{}
 		}
-		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept})
+		if trees == nil {
+			trees = []Tree{}
+		}
+		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept,
+			"scratch_trees": trees})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -275,6 +286,9 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup) error {
 	}
 	for _, g := range groups {
 		fmt.Fprintf(o.F.IO.Out, "%s cgroup %s (orphaned)\n", verb, g)
+	}
+	for _, t := range trees {
+		fmt.Fprintf(o.F.IO.Out, "%s scratch tree %s (%s)\n", verb, t.Path, t.Reason)
 	}
 	for _, k := range kept {
 		// A live run's group is nothing to report; processes that no

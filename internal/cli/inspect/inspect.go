@@ -3,11 +3,13 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
@@ -44,13 +46,27 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "inspect ID",
 		Short: "Show the whole recorded state of a session",
-		Args:  cobra.ExactArgs(1),
+		Long: `Show the whole recorded state of a session. A session this machine does not
+hold is looked up on the cluster ([cluster] url): its record, the worker it runs
+on, and (--json) its hook events.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.CwdStore()
 			if err != nil {
 				return err
 			}
 			id, err := store.Resolve(args[0])
+			var nf *session.NotFoundError
+			if errors.As(err, &nf) {
+				if _, ok := clustercmd.Configured(f); ok {
+					// Not here: a remote session's record, from csa-cluster.
+					a := []string{"inspect"}
+					if f.JSON {
+						a = append(a, "--json")
+					}
+					return clustercmd.HandOver(append(a, "--", args[0])...)
+				}
+			}
 			if err != nil {
 				return err
 			}

@@ -3,11 +3,14 @@ package kill
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/runner"
@@ -63,9 +66,13 @@ func Run(ctx context.Context, o *Options) error {
 	if !o.graceSet {
 		o.Grace = configuredGrace(o.F, root)
 	}
-	ids, err := cmdutil.ResolveAll(store, o.IDs)
+	ids, remote, err := clustercmd.Split(o.F, store, o.IDs)
 	if err != nil {
 		return err
+	}
+	if len(ids) == 0 {
+		// Remote sessions only: csa-cluster kills them and answers.
+		return clustercmd.HandOver(o.remoteArgs(remote, o.F.JSON)...)
 	}
 	if err := o.F.GuardLineage(store, "kill", ids); err != nil {
 		return err
@@ -75,20 +82,41 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	states, err := runner.Kill(ctx, store, targets, o.Grace, "killed by csa kill")
-	if o.F.JSON {
-		out := make([]Entry, len(states))
-		for i, st := range states {
-			out[i] = Entry{ID: st.ID, State: st.Status}
+	out := make([]Entry, len(states))
+	for i, st := range states {
+		out[i] = Entry{ID: st.ID, State: st.Status}
+	}
+	if len(remote) > 0 {
+		rout, rerr := clustercmd.Call(ctx, o.remoteArgs(remote, true)...)
+		var rs []Entry
+		if jerr := json.Unmarshal(rout, &rs); jerr == nil {
+			out = append(out, rs...)
 		}
+		err = errors.Join(err, rerr)
+	}
+	if o.F.JSON {
 		if perr := o.F.IO.PrintJSON(out); perr != nil {
 			return perr
 		}
 	} else {
-		for _, st := range states {
-			fmt.Fprintf(o.F.IO.Out, "%s\t%s\n", st.ID, st.Status)
+		for _, e := range out {
+			fmt.Fprintf(o.F.IO.Out, "%s\t%s\n", e.ID, e.State)
 		}
 	}
 	return err
+}
+
+// remoteArgs is csa-cluster's kill of the remote ids, with the grace
+// when one was given (else each worker's own defaults.kill_grace).
+func (o *Options) remoteArgs(remote []string, asJSON bool) []string {
+	args := []string{"kill"}
+	if o.graceSet {
+		args = append(args, "--grace", o.Grace.String())
+	}
+	if asJSON {
+		args = append(args, "--json")
+	}
+	return append(append(args, "--"), remote...)
 }
 
 // configuredGrace is the project's defaults.kill_grace. A config that does

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/interactive"
@@ -72,6 +73,12 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	id, err := store.Resolve(o.ID)
+	var nf *session.NotFoundError
+	if errors.As(err, &nf) {
+		if _, ok := clustercmd.Configured(o.F); ok {
+			return o.remote()
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -152,8 +159,14 @@ func copyText(w io.Writer, path string, off int64) (int64, error) {
 	if _, err := copyFrom(&buf, path, off); err != nil {
 		return 0, err
 	}
-	data := buf.Bytes()
-	end := bytes.LastIndexByte(data, '\n') + 1 // a torn last line waits
+	return WriteText(w, buf.Bytes())
+}
+
+// WriteText prints the agent's text of the complete event lines in data
+// (a torn last line waits) and returns how many bytes it consumed: the
+// text view of `csa logs`, of local and remote sessions alike.
+func WriteText(w io.Writer, data []byte) (int64, error) {
+	end := bytes.LastIndexByte(data, '\n') + 1
 	evs, _, err := events.Read(bytes.NewReader(data[:end]))
 	if err != nil {
 		return 0, err
@@ -171,6 +184,21 @@ func copyText(w io.Writer, path string, off int64) (int64, error) {
 		}
 	}
 	return int64(end), nil
+}
+
+// remote hands the logs of a session this machine does not hold to
+// csa-cluster, which replays (and follows) its output subject.
+func (o *Options) remote() error {
+	if o.From != "" {
+		return cmdutil.Usagef("--from is for interactive sessions; remote sessions are headless")
+	}
+	args := []string{"logs"}
+	for flag, on := range map[string]bool{"-f": o.Follow, "--events": o.Events, "--raw": o.Raw, "--stderr": o.Stderr, "--json": o.F.JSON} {
+		if on {
+			args = append(args, flag)
+		}
+	}
+	return clustercmd.HandOver(append(args, "--", o.ID)...)
 }
 
 func btoi(b bool) int {

@@ -4,6 +4,7 @@ package ps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/session/psrow"
 )
 
 // Options are the flags of `csa ps`.
@@ -43,63 +46,60 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 }
 
 // Row is one session in the stable JSON listing.
-type Row struct {
-	ID          string         `json:"id"`
-	Tool        string         `json:"tool"`
-	Model       string         `json:"model,omitempty"`
-	State       session.Status `json:"state"`
-	Depth       int            `json:"depth"`
-	ParentID    string         `json:"parent_id"`
-	ProjectRoot string         `json:"project_root"`
-	StartedAt   *time.Time     `json:"started_at"`
-	EndedAt     *time.Time     `json:"ended_at"`
-	DurationMS  int64          `json:"duration_ms"`
-	ExitCode    *int           `json:"exit_code"`
-	Reason      string         `json:"reason,omitempty"`
-	Interactive bool           `json:"interactive,omitempty"`
-	Children    []*Row         `json:"children,omitempty"`
-}
+type Row = psrow.Row
 
-func newRow(st *session.Summary, now time.Time) *Row {
-	dur := time.Duration(0)
-	switch {
-	case st.StartedAt.IsZero():
-	case st.EndedAt.IsZero():
-		dur = now.Sub(st.StartedAt)
-	default:
-		dur = st.EndedAt.Sub(st.StartedAt)
-	}
-	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
-		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason,
-		Interactive: st.Interactive}
-	if !st.StartedAt.IsZero() {
-		r.StartedAt = &st.StartedAt
-	}
-	if !st.EndedAt.IsZero() {
-		r.EndedAt = &st.EndedAt
-	}
-	return r
-}
+func newRow(st *session.Summary, now time.Time) *Row { return psrow.New(st, now) }
 
 // Run lists the sessions.
 func Run(ctx context.Context, o *Options) error {
 	// A listing allocates a few megabytes and exits: collecting garbage
 	// on the way would be most of its time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	now := o.F.Now()
+	// The cluster's sessions, when one is configured, are listed by
+	// csa-cluster while csa reads the local ones.
+	var remote *clustercmd.RemoteRows
+	if _, ok := clustercmd.Configured(o.F); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		remote = clustercmd.StartRows(ctx, o.All, now)
+	}
 	states, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
-	now := o.F.Now()
 	rows := make([]*Row, len(states))
 	for i, st := range states {
 		rows[i] = newRow(st, now)
+	}
+	// An unreachable cluster is a warning: the local sessions are still
+	// listed.
+	var raw [][]byte
+	var aliases []string
+	if remote != nil {
+		if raw, aliases, err = remote.Wait(); err != nil {
+			fmt.Fprintf(o.F.IO.ErrOut, "csa: %v\n", err)
+			raw, aliases = nil, nil
+		}
+	}
+	if o.F.JSON && !o.Tree {
+		// The remote rows are listed as csa-cluster encoded them.
+		return printJSON(o.F.IO.Out, rows, raw)
+	}
+	for i, b := range raw {
+		var r Row
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("remote sessions: csa-cluster ps printed a broken row: %w", err)
+		}
+		r.Alias = aliases[i]
+		rows = append(rows, &r)
 	}
 	if o.Tree {
 		rows = tree(rows)
 	}
 	if o.F.JSON {
-		return printJSON(o.F.IO.Out, rows)
+		return printJSON(o.F.IO.Out, rows, nil)
 	}
 	if len(rows) == 0 {
 		// Say so, rather than a bare header or nothing at all.

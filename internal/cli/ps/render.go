@@ -10,9 +10,15 @@ import (
 )
 
 // tree nests rows under their parents; rows whose parent is not listed
-// become roots.
+// become roots. A remote session is also known by its id on its worker
+// (the parent its agent's own runs name).
 func tree(rows []*Row) []*Row {
 	byID := make(map[string]*Row, len(rows))
+	for _, r := range rows {
+		if r.Alias != "" {
+			byID[r.Alias] = r
+		}
+	}
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
@@ -118,10 +124,10 @@ func exit(r *Row) string {
 	return strconv.Itoa(*r.ExitCode)
 }
 
-// printJSON writes the rows as a JSON array, one compact row per line: a
-// listing may hold tens of thousands of rows, and indenting them would be
-// most of its cost.
-func printJSON(w io.Writer, rows []*Row) error {
+// printJSON writes the rows, then the rows already encoded in raw, as a
+// JSON array, one compact row per line: a listing may hold tens of
+// thousands of rows, and indenting them would be most of its cost.
+func printJSON(w io.Writer, rows []*Row, raw [][]byte) error {
 	bw := bufio.NewWriterSize(w, 64*1024)
 	bw.WriteString("[")
 	var b []byte
@@ -130,7 +136,7 @@ func printJSON(w io.Writer, rows []*Row) error {
 		if len(r.Children) > 0 {
 			b, err = json.Marshal(r)
 		} else {
-			b = r.appendJSON(b[:0])
+			b = r.AppendJSON(b[:0])
 		}
 		if err != nil {
 			return err
@@ -141,74 +147,16 @@ func printJSON(w io.Writer, rows []*Row) error {
 		bw.WriteByte('\n')
 		bw.Write(b)
 	}
-	if len(rows) > 0 {
+	for i, b := range raw {
+		if i > 0 || len(rows) > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		bw.Write(b)
+	}
+	if len(rows)+len(raw) > 0 {
 		bw.WriteByte('\n')
 	}
 	bw.WriteString("]\n")
 	return bw.Flush()
-}
-
-// appendJSON encodes a row without children exactly as encoding/json
-// would (TestRowJSON holds it to that), several times faster: ps may list
-// tens of thousands of rows.
-func (r *Row) appendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = appendString(b, r.ID)
-	b = append(b, `,"tool":`...)
-	b = appendString(b, r.Tool)
-	if r.Model != "" {
-		b = append(b, `,"model":`...)
-		b = appendString(b, r.Model)
-	}
-	b = append(b, `,"state":`...)
-	b = appendString(b, string(r.State))
-	b = append(b, `,"depth":`...)
-	b = strconv.AppendInt(b, int64(r.Depth), 10)
-	b = append(b, `,"parent_id":`...)
-	b = appendString(b, r.ParentID)
-	b = append(b, `,"project_root":`...)
-	b = appendString(b, r.ProjectRoot)
-	b = append(b, `,"started_at":`...)
-	b = appendTime(b, r.StartedAt)
-	b = append(b, `,"ended_at":`...)
-	b = appendTime(b, r.EndedAt)
-	b = append(b, `,"duration_ms":`...)
-	b = strconv.AppendInt(b, r.DurationMS, 10)
-	b = append(b, `,"exit_code":`...)
-	if r.ExitCode == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendInt(b, int64(*r.ExitCode), 10)
-	}
-	if r.Reason != "" {
-		b = append(b, `,"reason":`...)
-		b = appendString(b, r.Reason)
-	}
-	if r.Interactive {
-		b = append(b, `,"interactive":true`...)
-	}
-	return append(b, '}')
-}
-
-func appendTime(b []byte, t *time.Time) []byte {
-	if t == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
-}
-
-// appendString writes plain printable ASCII directly and leaves anything
-// that needs escaping to encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

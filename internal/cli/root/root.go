@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/apply"
 	"github.com/csa-dev/csa/internal/cli/attach"
 	"github.com/csa-dev/csa/internal/cli/batch"
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
 	"github.com/csa-dev/csa/internal/cli/debate"
@@ -77,6 +79,9 @@ var commands = []struct {
 	{"mcp", mcpcmd.NewHubCmd},
 	{"top", uicmd.NewTopCmd},
 	{"serve", uicmd.NewServeCmd},
+	{"cluster", clustercmd.NewCmd},
+	{"worker", clustercmd.NewWorkerCmd},
+	{"apply", apply.NewCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

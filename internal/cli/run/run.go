@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
@@ -47,7 +48,20 @@ type Options struct {
 	// the hooks files for this run.
 	NoHooks, NoGuards bool
 
+	// Remote queues the run on the cluster ([cluster]) for a csa worker;
+	// Labels are what that worker must have (k=v).
+	Remote bool
+	Labels []string
+	// RemoteCwd sends no working tree: the remote run's agent works in
+	// the directory of the same path on the worker.
+	RemoteCwd bool
+	// Retries: how often a remote run is queued again when its worker
+	// is lost.
+	Retries int
+
 	timeoutSet, idleSet, yoloSet bool
+	remoteSet                    bool
+	changed                      map[string]bool
 	res                          resourceFlags
 }
 
@@ -69,6 +83,9 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 			opts.timeoutSet = cmd.Flags().Changed("timeout")
 			opts.idleSet = cmd.Flags().Changed("idle-timeout")
 			opts.yoloSet = cmd.Flags().Changed("yolo")
+			opts.remoteSet = cmd.Flags().Changed("remote")
+			opts.changed = map[string]bool{}
+			cmd.Flags().Visit(func(fl *pflag.Flag) { opts.changed[fl.Name] = true })
 			opts.res.set = map[string]bool{}
 			for _, n := range []string{"memory-max-mb", "memory-swap-max-mb", "pids-max"} {
 				opts.res.set[n] = cmd.Flags().Changed(n)
@@ -108,6 +125,10 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "give the agent no MCP servers of csa's hub ([mcp.servers] of the config; default off with mcp.enabled = false)")
 	fl.BoolVar(&opts.NoHooks, "no-hooks", false, "run none of the hooks of hooks.toml (pre_session, pre_run, post_run, session_complete, on_failover, on_needs_input)")
 	fl.BoolVar(&opts.NoGuards, "no-guards", false, "run none of the prompt guards of hooks.toml (add nothing to the prompt)")
+	fl.BoolVar(&opts.Remote, "remote", false, "queue the run on the cluster ([cluster] url) for a csa worker; prints the session id (default: cluster.default)")
+	fl.StringSliceVar(&opts.Labels, "labels", nil, "with --remote: labels the worker must have, k=v,...")
+	fl.IntVar(&opts.Retries, "retries", 0, "with --remote: queue the run again, at most N times, when its worker is lost (default 0: agent runs are not idempotent)")
+	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -175,6 +196,15 @@ func Run(ctx context.Context, o *Options) error {
 		if err := j.store.Taken(o.SessionID); err != nil {
 			return err
 		}
+	}
+	if j.goesRemote(o.changed) {
+		return j.remote(ctx)
+	}
+	if o.RemoteCwd {
+		return cmdutil.Usagef("--remote-cwd is for remote runs (--remote)")
+	}
+	if o.changed["retries"] {
+		return cmdutil.Usagef("--retries is for remote runs (--remote): a local run whose supervisor is lost is not run again")
 	}
 	if o.Tier != "" {
 		return j.runTier(ctx)

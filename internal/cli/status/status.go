@@ -5,10 +5,12 @@ package status
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/session"
@@ -33,7 +35,11 @@ waiting_input, completed, crashed, killed, stuck or degraded, with a reason
 and, with --json, the raw signals (pane, exit record, agent process tree,
 heartbeat, turn hooks, output and CPU quiet time). A session csa stopped (csa
 kill, rm --force, a signal to its pane wrapper) is killed, as in csa ps;
-crashed is an agent that ended badly by itself or a pane that vanished.`,
+crashed is an agent that ended badly by itself or a pane that vanished.
+
+A session this machine does not hold is looked up on the cluster ([cluster]
+url): remote sessions are headless, their state is the recorded one, with the
+worker they run on.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			return Run(cmd.Context(), o)
@@ -64,26 +70,65 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	ids := o.IDs
+	var remote []string
 	if o.All {
 		if ids, err = InteractiveIDs(store); err != nil {
 			return err
 		}
-	} else if ids, err = cmdutil.ResolveAll(store, ids); err != nil {
+	} else if ids, remote, err = clustercmd.Split(o.F, store, ids); err != nil {
 		return err
+	}
+	if len(ids) == 0 && len(remote) > 0 {
+		// Remote sessions only: csa-cluster answers from their records.
+		return clustercmd.HandOver(remoteArgs(remote, o.F.JSON)...)
 	}
 	sessions, err := Load(ctx, o.F, store, ids)
 	if err != nil {
 		return err
 	}
 	rows := Classify(ctx, o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
+	var rrows []json.RawMessage
+	var rtext []byte
+	if len(remote) > 0 {
+		out, err := clustercmd.Call(ctx, remoteArgs(remote, o.F.JSON)...)
+		if err != nil {
+			return err
+		}
+		if o.F.JSON {
+			var ans struct{ Sessions []json.RawMessage }
+			if err := json.Unmarshal(out, &ans); err != nil {
+				return fmt.Errorf("remote sessions: %w", err)
+			}
+			rrows = ans.Sessions
+		}
+		rtext = out
+	}
 	if o.F.JSON {
-		return o.F.IO.PrintJSON(map[string]any{"sessions": rows})
+		all := make([]any, 0, len(rows)+len(rrows))
+		for _, r := range rows {
+			all = append(all, r)
+		}
+		for _, r := range rrows {
+			all = append(all, r)
+		}
+		return o.F.IO.PrintJSON(map[string]any{"sessions": all})
 	}
 	w := o.F.IO.Out
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
 	}
+	w.Write(rtext)
 	return nil
+}
+
+// remoteArgs is csa-cluster's status of remote sessions (headless: their
+// recorded state, reason and worker).
+func remoteArgs(ids []string, asJSON bool) []string {
+	args := []string{"state"}
+	if asJSON {
+		args = append(args, "--json")
+	}
+	return append(append(args, "--"), ids...)
 }
 
 // InteractiveIDs lists the store's interactive sessions, oldest first.

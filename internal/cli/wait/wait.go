@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/status"
 	"github.com/csa-dev/csa/internal/interactive"
@@ -68,6 +69,8 @@ type Entry struct {
 	ExitCode    *int                 `json:"exit_code"`
 	Failure     *session.Failure     `json:"failure"`
 	Signals     *interactive.Signals `json:"signals"`
+	// Worker is the cluster worker a remote session runs on.
+	Worker string `json:"worker,omitempty"`
 
 	outcome outcome
 }
@@ -91,12 +94,26 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	ids, err := cmdutil.ResolveAll(store, o.IDs)
+	local, remote, err := clustercmd.Split(o.F, store, o.IDs)
 	if err != nil {
 		return err
 	}
+	if len(local) == 0 {
+		return o.waitRemote()
+	}
+	// The answer keeps the order of the arguments.
+	ids := make([]string, len(o.IDs))
+	isRemote := map[string]bool{}
+	for i, li, ri := 0, 0, 0; i < len(o.IDs); i++ {
+		if _, err := store.Resolve(o.IDs[i]); err == nil {
+			ids[i], li = local[li], li+1
+		} else {
+			ids[i], ri = remote[ri], ri+1
+			isRemote[ids[i]] = true
+		}
+	}
 	nIx := 0
-	for _, id := range ids {
+	for _, id := range local {
 		st, err := store.Load(id)
 		if err != nil {
 			return err
@@ -108,7 +125,13 @@ func Run(ctx context.Context, o *Options) error {
 	if nIx == 0 && until != interactive.Completed {
 		return cmdutil.Usagef("--until %s is for interactive sessions (csa run -i): headless sessions are waited for until they end", until)
 	}
-	w := &waiter{o: o, store: store, ids: ids, until: until, poll: o.Poll}
+	w := &waiter{o: o, store: store, ids: ids, until: until, poll: o.Poll, isRemote: isRemote}
+	if len(remote) > 0 {
+		if w.remote, err = startRemoteWatch(ctx, remote); err != nil {
+			return err
+		}
+		defer w.remote.stop()
+	}
 	if nIx > 0 {
 		cfg, _, err := o.F.CwdConfig()
 		if err != nil {
@@ -127,6 +150,9 @@ type waiter struct {
 	until interactive.State
 	set   interactive.Settings
 	poll  time.Duration
+	// remote follows the ids of isRemote, which this machine does not hold.
+	remote   *remoteWatch
+	isRemote map[string]bool
 }
 
 func (w *waiter) run(ctx context.Context) error {
@@ -165,6 +191,14 @@ func (w *waiter) look(ctx context.Context) ([]Entry, error) {
 	var ix []*session.State
 	var ixAt []int
 	for i, id := range w.ids {
+		if w.isRemote[id] {
+			e, err := w.remote.entry(id)
+			if err != nil {
+				return nil, err
+			}
+			entries[i] = e
+			continue
+		}
 		st, err := w.o.F.Current(ctx, w.store, id)
 		if err != nil {
 			return nil, err
@@ -224,4 +258,24 @@ func (w *waiter) report(entries []Entry, code int, note string) error {
 		return &cmdutil.Silent{Exit: code}
 	}
 	return nil
+}
+
+// waitRemote hands a wait for sessions this machine does not hold to
+// csa-cluster, which waits for remote sessions (headless only) with the
+// same answer and exit statuses. The ids must then be whole.
+func (o *Options) waitRemote() error {
+	if o.Until != "" && o.Until != string(interactive.Completed) {
+		return cmdutil.Usagef("--until is for interactive sessions; remote sessions are waited for until they end")
+	}
+	args := []string{"wait"}
+	if o.Any {
+		args = append(args, "--any")
+	}
+	if o.Timeout > 0 {
+		args = append(args, "--timeout", o.Timeout.String())
+	}
+	if o.F.JSON {
+		args = append(args, "--json")
+	}
+	return clustercmd.HandOver(append(append(args, "--"), o.IDs...)...)
 }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// inspectView is `csa inspect --json` of a remote session: the fields of
+// a local session's state, its hook events (from its output), and where
+// it runs. The local answer's dir and files are the worker's and are
+// not given; remote.local_id names the session in the worker's store.
+type inspectView struct {
+	*session.State
+	Worker string         `json:"worker"`
+	Remote cluster.Remote `json:"remote"`
+	Hooks  []events.Event `json:"hooks"`
+}
+
+// lookRemote reads session id's record, reaped: a session whose worker is
+// lost reads crashed.
+func lookRemote(ctx context.Context, c *cluster.Cluster, e *env, id string) (*cluster.Record, error) {
+	r, _, err := c.Get(ctx, id)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	if r.Status.Ended() {
+		return r, nil
+	}
+	beats, err := c.Beats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return (&cluster.Reaper{C: c, Now: e.now}).Check(ctx, r, beats)
+}
+
+// runInspect is `csa inspect` for a remote session.
+func runInspect(ctx context.Context, e *env, args []string) error {
+	fs := flags("inspect")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return cmdutil.Usagef("csa-cluster inspect ID [--json]")
+	}
+	cfg, _, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	c, err := open(ctx, cfg, "csa inspect")
+	if err != nil {
+		return err
+	}
+	defer c.NC.Close()
+	r, err := lookRemote(ctx, c, e, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if !e.json {
+		b, err := toml.Marshal(r.State)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.out, "# remote session on worker %s (host %s), its local session %s there\n%s",
+			orNone(r.Remote.Worker), orNone(r.Remote.Host), orNone(r.Remote.LocalID), b)
+		return nil
+	}
+	v := inspectView{State: &r.State, Worker: r.Remote.Worker, Remote: r.Remote, Hooks: []events.Event{}}
+	err = c.Replay(ctx, r.ID, cluster.OutputSubject(r.ID), false, nil, func(line []byte) error {
+		var ev events.Event
+		if json.Unmarshal(line, &ev) == nil && (ev.Type == events.Hook || ev.Type == events.PromptGuard) {
+			v.Hooks = append(v.Hooks, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return (&cmdutil.IOStreams{Out: e.out}).PrintJSON(v)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none yet)"
+	}
+	return s
+}
+
+// stateRow is one session of `csa status` for remote sessions. Remote
+// sessions are headless: the state is the recorded one.
+type stateRow struct {
+	SessionID string `json:"session_id"`
+	Tool      string `json:"tool"`
+	State     string `json:"state"`
+	Reason    string `json:"reason"`
+	Worker    string `json:"worker"`
+}
+
+// runState is `csa status ID...` for remote sessions.
+func runState(ctx context.Context, e *env, args []string) error {
+	fs := flags("state")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return cmdutil.Usagef("give one or more session ids")
+	}
+	cfg, _, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	c, err := open(ctx, cfg, "csa status")
+	if err != nil {
+		return err
+	}
+	defer c.NC.Close()
+	rows := []stateRow{}
+	for _, id := range fs.Args() {
+		r, err := lookRemote(ctx, c, e, id)
+		if err != nil {
+			return err
+		}
+		row := stateRow{SessionID: r.ID, Tool: r.Tool, State: string(r.Status), Reason: r.Reason, Worker: r.Remote.Worker}
+		if row.Reason == "" && r.Failure != nil {
+			row.Reason = r.Failure.Message
+		}
+		rows = append(rows, row)
+	}
+	if e.json {
+		return (&cmdutil.IOStreams{Out: e.out}).PrintJSON(map[string]any{"sessions": rows})
+	}
+	for _, r := range rows {
+		fmt.Fprintf(e.out, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
+	}
+	return nil
+}

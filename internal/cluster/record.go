@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Record is a remote session as every machine sees it: the same state a
+// local session records (the fields of `csa inspect --json`), and where
+// it runs.
+type Record struct {
+	session.State
+	Remote Remote `json:"remote"`
+}
+
+// Remote is what a remote session adds to a local one.
+type Remote struct {
+	// Labels are what the run asked of its worker (k=v, all must match).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Worker took the run; Host is its machine. LocalID is the session
+	// in the worker's own store that runs it.
+	Worker   string    `json:"worker,omitempty"`
+	Host     string    `json:"host,omitempty"`
+	LocalID  string    `json:"local_id,omitempty"`
+	QueuedAt time.Time `json:"queued_at"`
+	TakenAt  time.Time `json:"taken_at,omitzero"`
+	// Tree is the working tree the run started from (nil: it ran in
+	// its Cwd as that is on the worker); Diff what the agent changed in
+	// it, set when the run ends.
+	Tree *TreeRef    `json:"tree,omitempty"`
+	Diff *ResultDiff `json:"diff,omitempty"`
+	// KillRequestedAt: csa kill asked the worker to stop the run.
+	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
+	// KillGraceMS is the grace csa kill gave (nil: the worker's own).
+	KillGraceMS *int64 `json:"kill_grace_ms,omitempty"`
+
+	// Retries is how many times the run may be queued again when its
+	// worker is lost (--retries; 0: never, agent runs are not
+	// idempotent). Attempt is the current attempt, from 1; Lost lists
+	// the attempts whose worker was lost. Request is kept to queue it
+	// again (only when Retries > 0).
+	Retries int           `json:"retries,omitempty"`
+	Attempt int           `json:"attempt,omitempty"`
+	Lost    []LostAttempt `json:"lost_attempts,omitempty"`
+	Request *Request      `json:"request,omitempty"`
+}
+
+// LostAttempt is an attempt of a run whose worker was lost.
+type LostAttempt struct {
+	Attempt int       `json:"attempt"`
+	Worker  string    `json:"worker"`
+	Host    string    `json:"host,omitempty"`
+	LocalID string    `json:"local_id,omitempty"`
+	TakenAt time.Time `json:"taken_at,omitzero"`
+	LostAt  time.Time `json:"lost_at"`
+}
+
+// attempt is the record's current attempt (records before retries have
+// none: the first).
+func (r *Remote) attempt() int { return max(r.Attempt, 1) }
+
+// Request is one queued run: what a worker needs to start it.
+type Request struct {
+	ID          string            `json:"id"`
+	Tool        string            `json:"tool"`
+	Model       string            `json:"model,omitempty"`
+	Effort      string            `json:"effort,omitempty"`
+	Prompt      string            `json:"prompt"`
+	Cwd         string            `json:"cwd"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
+	Depth       int               `json:"depth"`
+	ParentID    string            `json:"parent_id,omitempty"`
+	ParentTool  string            `json:"parent_tool,omitempty"`
+	ProjectRoot string            `json:"project_root"`
+	// Tree is the caller's working tree; nil: run in Cwd on the worker.
+	Tree *TreeRef `json:"tree,omitempty"`
+	// Retries: see Remote.Retries. Attempt is the attempt this request
+	// starts (0 and 1: the first).
+	Retries int `json:"retries,omitempty"`
+	Attempt int `json:"attempt,omitempty"`
+	// RunFlags are flags of csa run for the worker's local run, as
+	// name=value (runner.RemoteFlags only).
+	RunFlags []string `json:"run_flags,omitempty"`
+}
+
+// ErrNotFound: no remote session has the id.
+var ErrNotFound = errors.New("no remote session")
+
+// Get reads session id's record.
+func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
+	var e jetstream.KeyValueEntry
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		e, err = c.Sessions.Get(ctx, id)
+		return err
+	})
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, fmt.Errorf("%w %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("cluster: session %s: %w", id, err)
+	}
+	var r Record
+	if err := json.Unmarshal(e.Value(), &r); err != nil {
+		return nil, 0, fmt.Errorf("cluster: session %s: corrupt record: %w", id, err)
+	}
+	return &r, e.Revision(), nil
+}
+
+// Update changes session id's record with fn, compare-and-set: when
+// another machine wrote it meanwhile, fn runs again on the newer record.
+// fn may return session.ErrNoChange to write nothing.
+func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error) (*Record, error) {
+	for {
+		r, rev, err := c.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(r); err != nil {
+			if errors.Is(err, session.ErrNoChange) {
+				return r, nil
+			}
+			return nil, err
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		err = retry(ctx, func(ctx context.Context) error {
+			_, err := c.Sessions.Update(ctx, id, b, rev)
+			return err
+		})
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("cluster: session %s: %w", id, err)
+		}
+	}
+}
+
+// isWrongSequence: the record changed since it was read.
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
