@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/csa-dev/csa/internal/fleet"
 	"github.com/csa-dev/csa/internal/web"
 )
 
@@ -34,7 +35,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	feed := web.NewFeed(v.reader, time.Second)
+	feed := web.NewFeed(v.reader, fleet.Refresh)
 	go feed.Run(ctx)
 	s := &web.Server{Token: web.NewToken(), CSA: v.csa, Feed: feed, Refresh: time.Second}
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), s.Token)

@@ -15,7 +15,7 @@ import (
 )
 
 // Refresh is how often the view reads the store again.
-const Refresh = time.Second
+const Refresh = fleet.Refresh
 
 // Options configure the view.
 type Options struct {

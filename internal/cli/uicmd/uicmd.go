@@ -28,7 +28,7 @@ func NewTopCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `A live full-screen terminal view of the session tree: each session's state
 (! needs input, # stuck, x failed, > working, - idle, ? unknown, = done), tool
 and model, age, memory now and at peak, tokens, retries and failovers, and the
-last line its agent said, refreshed every second. Keys: arrows or j/k move,
+last line its agent said, refreshed every 0.9 s. Keys: arrows or j/k move,
 enter/space expand or collapse, / filter, a attach (an interactive session;
 detach with C-b d to come back), s send a line, l the log, K kill (confirmed),
 r review the session's diff, ? help, q quit. The view is csa-ui, built and
