@@ -18,15 +18,15 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 # make install puts csa, csa-agent (csa's own agent program, which csa looks
-# for beside itself), csa-mcp (csa's MCP server, run by csa mcp-server) and
-# csa-model-server (not the fake agent, a test stand-in) in $(INSTALL_DIR):
+# for beside itself), csa-mcp (csa's MCP server, run by csa mcp-server),
+# csa-ui (csa top and csa serve --ui) and csa-model-server (not the fake agent, a test stand-in) in $(INSTALL_DIR):
 # $GOBIN when go env has one, else ~/.local/bin.
 INSTALL_DIR ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
 
 install:
 	@mkdir -p "$(INSTALL_DIR)"
-	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/csa-model-server
-	@echo "installed csa, csa-agent, csa-mcp, csa-cluster and csa-model-server in $(INSTALL_DIR)"
+	$(GO) build -ldflags "$(LDFLAGS)" -o "$(INSTALL_DIR)/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/csa-ui ./cmd/csa-model-server
+	@echo "installed csa, csa-agent, csa-mcp, csa-cluster, csa-ui and csa-model-server in $(INSTALL_DIR)"
 	@case ":$$PATH:" in *":$(INSTALL_DIR):"*) ;; *) echo "note: $(INSTALL_DIR) is not on your PATH";; esac
 
 demo: build agents

@@ -62,7 +62,7 @@ func benchMain(m *testing.M) int {
 	binDir := os.Getenv("CSA_BENCH_BIN")
 	if binDir == "" {
 		binDir = filepath.Join(benchDir, "bin")
-		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp", "./cmd/csa-cluster", "./cmd/fakeagent")
+		build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-agent", "./cmd/csa-mcp", "./cmd/csa-cluster", "./cmd/csa-ui", "./cmd/fakeagent")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make build
 		build.Dir = moduleDir
 		if out, err := build.CombinedOutput(); err != nil {

@@ -39,7 +39,7 @@ pressure_start="$(pressure)"
 # tree changes meanwhile.
 rev="${CSA_BENCH_REV:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- ':!bench' 2>/dev/null || echo ' (modified tree)')}"
 export CSA_BENCH_BIN="$CSA_BENCH_DIR/bin"
-CGO_ENABLED=0 go build -o "$CSA_BENCH_BIN/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/fakeagent # static, as make build
+CGO_ENABLED=0 go build -o "$CSA_BENCH_BIN/" ./cmd/csa ./cmd/csa-agent ./cmd/csa-mcp ./cmd/csa-cluster ./cmd/csa-ui ./cmd/fakeagent # static, as make build
 
 bench() { # pattern benchtime
 	go test -run '^$' -count 1 -timeout 15m -bench "$1" -benchtime "$2" ./bench
@@ -51,6 +51,8 @@ bench 'PsJSON|PsTable|InspectPrefix|StoreList' "${ps}x"
 bench 'StoreResolve|StoreIDs' 200x
 bench 'SupervisorRSS' "${rss}x"
 bench 'StatusAll' 20x # 50 interactive sessions in tmux
+bench 'TopCPU' 1x    # csa top over 50 live sessions: 30 s of its CPU time
+bench 'TopLatency' 20x # a state change to csa top's screen: ~20 s
 bench 'AgentOverhead' 10x # the real programs (make agents), pairs of 0.3-5 s runs: ~4 min
 bench 'MCPMemory|MCPLatency|MCPRouting' 1x # the MCP hub with npm servers (make mcp-servers): ~25 s
 bench 'AgentHooks|AgentMCPStart|AgentMCPCall|AgentFrontEnds' 10x # csa-agent's extension points (make mcp-servers): ~1.5 min

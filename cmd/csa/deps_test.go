@@ -9,7 +9,8 @@ import (
 
 // csaAgentOnly are the packages of csa's programs beside it: csa-agent's
 // provider clients and agent loop, csa-mcp's MCP server, hub and the MCP SDK,
-// and net/http, which they pull in. csa runs those programs and must link
+// csa-ui's views and their toolkit (bubbletea, lipgloss, bubbles), and
+// net/http, which they pull in. csa runs those programs and must link
 // none of them: csa starts on every run, and what it links it pays for at
 // each start.
 var csaAgentOnly = []string{
@@ -18,6 +19,11 @@ var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/mcpserver",
 	"github.com/csa-dev/csa/internal/mcphub",
 	"github.com/modelcontextprotocol/go-sdk",
+	"github.com/csa-dev/csa/internal/fleet",
+	"github.com/csa-dev/csa/internal/tui",
+	"github.com/csa-dev/csa/internal/web",
+	"charm.land",
+	"github.com/charmbracelet",
 	"net/http",
 	// csa-cluster's: the NATS client and server (issue 16 measured what
 	// linking the client costs csa's start).

@@ -23,6 +23,7 @@ type Hooks struct {
 	PostRun         []HookConfig  `toml:"post_run"`
 	SessionComplete []HookConfig  `toml:"session_complete"`
 	OnFailover      []HookConfig  `toml:"on_failover"`
+	OnNeedsInput    []HookConfig  `toml:"on_needs_input"`
 	PromptGuards    []GuardConfig `toml:"prompt_guard"`
 }
 
@@ -111,6 +112,7 @@ func (h *Hooks) add(o Hooks) {
 	h.PostRun = append(h.PostRun, o.PostRun...)
 	h.SessionComplete = append(h.SessionComplete, o.SessionComplete...)
 	h.OnFailover = append(h.OnFailover, o.OnFailover...)
+	h.OnNeedsInput = append(h.OnNeedsInput, o.OnNeedsInput...)
 	h.PromptGuards = append(h.PromptGuards, o.PromptGuards...)
 }
 
@@ -130,7 +132,7 @@ func (h *Hooks) validate() []nthProblem {
 	}
 	for table, hs := range map[string][]HookConfig{
 		"pre_session": h.PreSession, "pre_run": h.PreRun, "post_run": h.PostRun,
-		"session_complete": h.SessionComplete, "on_failover": h.OnFailover,
+		"session_complete": h.SessionComplete, "on_failover": h.OnFailover, "on_needs_input": h.OnNeedsInput,
 	} {
 		for i, hk := range hs {
 			empty(table, i, hk.Command)

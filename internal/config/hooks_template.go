@@ -9,8 +9,8 @@ func HooksTemplate() string {
 # project, after those of the global hooks.toml beside the global config.
 # Each runs with /bin/sh -c in the run's directory, stopped at its timeout
 # (default "30s"). {session_id}, {tool}, {model}, {status}, {exit_code},
-# {session_dir}, {project_root}, {depth}, {parent_id}, {from_model} and
-# {to_model} are replaced by one shell-quoted word each (write them bare);
+# {session_dir}, {project_root}, {depth}, {parent_id}, {from_model},
+# {to_model} and {reason} are replaced by one shell-quoted word each (write them bare);
 # the same values are in CSA_SESSION_ID, CSA_TOOL... Every block below is
 # commented out: uncomment one to use it. csa run --no-hooks / --no-guards
 # turn them off for one run.
@@ -40,6 +40,12 @@ func HooksTemplate() string {
 # When a tier leaves a rate-limited model for the next.
 # [[on_failover]]
 # command = "echo {from_model} '->' {to_model} >> .csa/failovers.log"
+# timeout = "30s"
+
+# When an interactive session (csa run -i) starts needing input: its agent
+# finished a turn, or went quiet after answering; {reason} says why.
+# [[on_needs_input]]
+# command = "notify-send 'csa: {tool} needs you' {reason}"
 # timeout = "30s"
 
 # Prompt guards, in order: their output is added to every run's prompt

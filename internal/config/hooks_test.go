@@ -104,7 +104,7 @@ func TestHooksTemplateRunsNothingAndEveryBlockLoads(t *testing.T) {
 	}
 	h := l.Hooks
 	for name, n := range map[string]int{"pre_session": len(h.PreSession), "pre_run": len(h.PreRun), "post_run": len(h.PostRun),
-		"session_complete": len(h.SessionComplete), "on_failover": len(h.OnFailover), "prompt_guard": len(h.PromptGuards)} {
+		"session_complete": len(h.SessionComplete), "on_failover": len(h.OnFailover), "on_needs_input": len(h.OnNeedsInput), "prompt_guard": len(h.PromptGuards)} {
 		if n != 1 {
 			t.Errorf("uncommented template has %d %s, want 1", n, name)
 		}

@@ -28,6 +28,11 @@ type Target struct {
 type Observer struct {
 	TmuxBin string
 	Now     func() time.Time
+	// FromHeartbeat takes the agent's process, its tree's size and CPU
+	// from the pane wrapper's heartbeat (at most a second old) rather than
+	// from a read of the whole process table, which it makes only for a
+	// session with no heartbeat yet: for views that observe every second.
+	FromHeartbeat bool
 
 	table   *proc.Table
 	scanErr error
@@ -37,7 +42,10 @@ type Observer struct {
 
 // Observe returns the observation of each target, in order.
 func (ob *Observer) Observe(ctx context.Context, targets []Target) []Observation {
-	ob.table, ob.scanErr = proc.ReadTable()
+	ob.table, ob.scanErr = nil, nil
+	if !ob.FromHeartbeat {
+		ob.scan()
+	}
 	ob.panes, ob.paneErr = map[string]map[string]tmux.Pane{}, map[string]error{}
 	out := make([]Observation, len(targets))
 	for i, t := range targets {
@@ -83,6 +91,19 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 			return o.catchUp(t)
 		}
 	}
+	var hb Heartbeat
+	if err := ReadJSON(filepath.Join(t.Dir, HeartbeatFile), &hb); err == nil {
+		o.Heartbeat = &hb
+	} else if !errors.Is(err, os.ErrNotExist) {
+		o.HeartbeatErr = err
+	}
+	if ob.FromHeartbeat && o.Heartbeat != nil && o.Pane != nil && proc.Alive(hb.AgentPID) {
+		o.AgentPID, o.AgentProcs, o.TreeCPU = hb.AgentPID, hb.Procs, hb.CPUTicks
+		return o
+	}
+	if ob.table == nil && ob.scanErr == nil {
+		ob.scan()
+	}
 	o.ScanErr = ob.scanErr
 	if o.Pane != nil && ob.table != nil {
 		if kids := ob.table.Children(o.Pane.PID); len(kids) > 0 {
@@ -91,14 +112,11 @@ func (ob *Observer) observe(ctx context.Context, t Target) Observation {
 			o.TreeCPU = ob.table.TreeCPU(o.AgentPID)
 		}
 	}
-	var hb Heartbeat
-	if err := ReadJSON(filepath.Join(t.Dir, HeartbeatFile), &hb); err == nil {
-		o.Heartbeat = &hb
-	} else if !errors.Is(err, os.ErrNotExist) {
-		o.HeartbeatErr = err
-	}
 	return o
 }
+
+// scan reads the process table (once per Observe).
+func (ob *Observer) scan() { ob.table, ob.scanErr = proc.ReadTable() }
 
 // catchUp takes the session's end from its state when the exit record was
 // found after the state was read: the wrapper records the end first.

@@ -1,5 +1,5 @@
 // Package runhooks runs the commands a user hangs around csa's runs: hooks
-// at five points of a run's life, and prompt guards whose output is added
+// at six points of a run's life, and prompt guards whose output is added
 // to a run's prompt. It decides what each fires with (variables, shell
 // quoting, timeouts) and what its outcome means; the run lifecycle
 // (internal/runner) decides when.
@@ -28,10 +28,14 @@ const (
 	SessionComplete Event = "session_complete"
 	// OnFailover: when a tier moves from a rate-limited model to the next.
 	OnFailover Event = "on_failover"
+	// OnNeedsInput: when an interactive session starts needing input (its
+	// agent finished a turn, or went quiet after answering); Vars.Reason
+	// says why. Its outcome cannot change the session.
+	OnNeedsInput Event = "on_needs_input"
 )
 
 // Events lists every event once.
-var Events = []Event{PreSession, PreRun, PostRun, SessionComplete, OnFailover}
+var Events = []Event{PreSession, PreRun, PostRun, SessionComplete, OnFailover, OnNeedsInput}
 
 // Defaults of a hook or guard that does not set them.
 const (
@@ -71,7 +75,7 @@ func FromConfig(h config.Hooks, noHooks, noGuards bool) *Set {
 	if !noHooks {
 		for ev, hs := range map[Event][]config.HookConfig{
 			PreSession: h.PreSession, PreRun: h.PreRun, PostRun: h.PostRun,
-			SessionComplete: h.SessionComplete, OnFailover: h.OnFailover,
+			SessionComplete: h.SessionComplete, OnFailover: h.OnFailover, OnNeedsInput: h.OnNeedsInput,
 		} {
 			for _, hc := range hs {
 				if s.Hooks == nil {

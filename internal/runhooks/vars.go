@@ -23,17 +23,19 @@ type Vars struct {
 	// FromModel and ToModel: on_failover's tier specs (tool/provider/model).
 	FromModel string
 	ToModel   string
+	// Reason: on_needs_input's why (the classifier's reason).
+	Reason string
 }
 
 // Names are the variables a command may use, each {name}.
 var Names = []string{"event", "session_id", "tool", "model", "status", "exit_code", "session_dir",
-	"project_root", "depth", "parent_id", "from_model", "to_model"}
+	"project_root", "depth", "parent_id", "from_model", "to_model", "reason"}
 
 func (v Vars) values(ev Event) map[string]string {
 	return map[string]string{
 		"event": string(ev), "session_id": v.SessionID, "tool": v.Tool, "model": v.Model, "status": v.Status,
 		"exit_code": v.ExitCode, "session_dir": v.SessionDir, "project_root": v.ProjectRoot, "depth": v.Depth,
-		"parent_id": v.ParentID, "from_model": v.FromModel, "to_model": v.ToModel,
+		"parent_id": v.ParentID, "from_model": v.FromModel, "to_model": v.ToModel, "reason": v.Reason,
 	}
 }
 

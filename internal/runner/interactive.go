@@ -26,6 +26,9 @@ type Pane struct {
 	Env    []string // the environment the agent starts from
 	Width  int
 	Height int
+	// Classifier tunes how the pane wrapper tells that the agent started
+	// needing input (the on_needs_input hooks), as csa status would.
+	Classifier interactive.Settings
 }
 
 // PrepareInteractive creates an interactive session in state pending: its
@@ -71,6 +74,9 @@ func PrepareInteractive(ctx context.Context, store *session.Store, req Request, 
 		Grace: req.Grace, Sandbox: req.Sandbox, SubmitDelay: time.Duration(inv.SubmitDelayMS) * time.Millisecond,
 		ReadyDelay: time.Duration(inv.ReadyMS) * time.Millisecond, ReadyHook: inv.ReadyHook,
 		Hooks: req.Hooks, Prelude: append(append([]runhooks.Result(nil), req.Inherited...), prelude...),
+	}
+	if req.Hooks.Has(runhooks.OnNeedsInput) {
+		sp.Classifier = &pane.Classifier
 	}
 	// The pane log is created here, private: tmux's `cat >>` would create
 	// it with the server's umask.

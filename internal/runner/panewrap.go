@@ -108,6 +108,7 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 
 	hb := &heartbeat{path: filepath.Join(w.dir, interactive.HeartbeatFile), pid: l.p.Pid}
 	hb.beat()
+	ni := newNeedsInput(l, w.dir)
 	go func() {
 		for range w.cont {
 			hb.beat()
@@ -119,10 +120,11 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 			l.stopGroup(e)
 		},
 		kill:      func() { l.p.Signal(syscall.SIGKILL) },
-		tick:      hb.beat,
+		tick:      func() { ni.check(hb.beat()) },
 		tickEvery: interactive.HeartbeatInterval,
 	})
 	ps := l.p.Wait()
+	ni.wait()
 	// Whatever the agent left in its tree goes with it.
 	for _, pid := range proc.TaggedMembers(syscall.Getpgrp(), EnvSessionID+"="+sp.SessionID) {
 		if pid != os.Getpid() {
@@ -144,7 +146,7 @@ type heartbeat struct {
 	hb   interactive.Heartbeat
 }
 
-func (h *heartbeat) beat() {
+func (h *heartbeat) beat() interactive.Heartbeat {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ticks, n := proc.TreeCPUOf(h.pid)
@@ -154,6 +156,7 @@ func (h *heartbeat) beat() {
 	}
 	h.hb.At, h.hb.AgentPID, h.hb.CPUTicks, h.hb.Procs = now, h.pid, ticks, n
 	interactive.WriteJSON(h.path, &h.hb)
+	return h.hb
 }
 
 // end records the done file and the session's end, and returns the exit

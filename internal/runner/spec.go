@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
@@ -61,6 +62,9 @@ type Spec struct {
 	// pre_session, the prompt guards), recorded as its first events.
 	Hooks   *runhooks.Set     `json:"hooks,omitempty"`
 	Prelude []runhooks.Result `json:"prelude,omitempty"`
+	// Classifier: an interactive session with on_needs_input hooks is
+	// classified by its pane wrapper each heartbeat with these settings.
+	Classifier *interactive.Settings `json:"classifier,omitempty"`
 }
 
 // Sandbox is the resource control of a run.

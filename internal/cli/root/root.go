@@ -39,6 +39,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/tiers"
 	"github.com/csa-dev/csa/internal/cli/todo"
 	"github.com/csa-dev/csa/internal/cli/tools"
+	"github.com/csa-dev/csa/internal/cli/uicmd"
 	"github.com/csa-dev/csa/internal/cli/wait"
 	"github.com/csa-dev/csa/internal/cli/workflow"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -76,6 +77,8 @@ var commands = []struct {
 	{"dev", dev.NewCmd},
 	{"mcp-server", mcpcmd.NewCmd},
 	{"mcp", mcpcmd.NewHubCmd},
+	{"top", uicmd.NewTopCmd},
+	{"serve", uicmd.NewServeCmd},
 	{"cluster", clustercmd.NewCmd},
 	{"worker", clustercmd.NewWorkerCmd},
 	{"apply", apply.NewCmd},

@@ -36,7 +36,8 @@ func (j *job) spawn(ctx context.Context, req *runner.Request) error {
 	if err != nil {
 		return err
 	}
-	pane := runner.Pane{Server: srv, CsaExe: exe, Env: o.F.Environ(), Width: cfg.Interactive.Width, Height: cfg.Interactive.Height}
+	pane := runner.Pane{Server: srv, CsaExe: exe, Env: o.F.Environ(), Width: cfg.Interactive.Width, Height: cfg.Interactive.Height,
+		Classifier: cmdutil.Classifier(cfg)}
 	r, err := runner.PrepareInteractive(ctx, store, *req, pane, o.F.Now())
 	if err != nil {
 		return err
