@@ -60,7 +60,7 @@ vet:
 test: agents mcp-servers nats-server vet
 	$(GO) test -count=1 ./...
 
-bench: build mcp-servers
+bench: build mcp-servers nats-server
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./bench/...
 
 clean:
