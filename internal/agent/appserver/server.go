@@ -60,6 +60,7 @@ type conn struct {
 	once sync.Once
 
 	requests chan struct{} // a slot per request in flight
+	replies  sync.Mutex    // a request's reply and its follow-up notifications go out together
 	turnSlot chan struct{} // a slot per turn running
 	turns    sync.WaitGroup
 	handlers sync.WaitGroup
@@ -240,11 +241,16 @@ func (c *conn) request(m *message) {
 	go func() {
 		defer c.handlers.Done()
 		result, then, err := meth.handle(c.base, c, m.Params)
+		// A reply and what follows it (thread/started after thread/start)
+		// go out together: the client, given the reply, may send its next
+		// request at once, and that request's reply must not come first.
+		c.replies.Lock()
 		c.reply(m.ID, result, err)
-		<-c.requests // after the reply: one waiting for the queue still counts
 		if then != nil {
 			then()
 		}
+		c.replies.Unlock()
+		<-c.requests // after the reply: one waiting for the queue still counts
 	}()
 }
 
