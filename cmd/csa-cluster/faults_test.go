@@ -27,24 +27,39 @@ import (
 )
 
 // outputLines reads every message on session id's output subject, in
-// order.
+// order. Right after a server's loss the stream may have no leader yet
+// (no responders, timeouts): the read starts over until it succeeds.
 func outputLines(t *testing.T, c *cluster.Cluster, id string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	var last error
+	for ctx.Err() == nil {
+		out, err := readOutput(ctx, c, id)
+		if err == nil {
+			return out
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond) // retry interval
+	}
+	t.Fatalf("output of %s: %v", id, last)
+	return nil
+}
+
+func readOutput(ctx context.Context, c *cluster.Cluster, id string) ([]string, error) {
 	cons, err := c.Output.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{cluster.OutputSubject(id)}})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	info, err := cons.Info(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var out []string
 	for pending := int(info.NumPending); len(out) < pending; {
 		batch, err := cons.Fetch(pending-len(out), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		n := 0
 		for m := range batch.Messages() {
@@ -52,10 +67,10 @@ func outputLines(t *testing.T, c *cluster.Cluster, id string) []string {
 			n++
 		}
 		if n == 0 {
-			t.Fatalf("output of %s: %d of %d messages read, then nothing: %v", id, len(out), pending, batch.Error())
+			return nil, fmt.Errorf("%d of %d messages read, then nothing: %v", len(out), pending, batch.Error())
 		}
 	}
-	return out
+	return out, nil
 }
 
 // localEvents is the events.jsonl of the local session that ran a remote
