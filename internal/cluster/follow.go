@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -69,13 +71,14 @@ func (w *Worker) failStart(ctx context.Context, id string, err error) {
 }
 
 type follower struct {
-	w       *Worker
-	id      string
-	localID string
-	store   *session.Store
-	last    *session.State
-	events  *os.File
-	partial []byte
+	w         *Worker
+	id        string
+	localID   string
+	store     *session.Store
+	last      *session.State
+	events    *os.File
+	partial   []byte
+	eventsOff int64 // where partial starts in the local events.jsonl
 	// scratch is the run's working tree (nil: none); diff is what the
 	// agent changed there, made once the local run has ended and
 	// recorded with the ended state, so that whoever sees the session
@@ -248,13 +251,18 @@ func (f *follower) publishEvents(ctx context.Context) {
 				break
 			}
 			line := f.partial[:i]
+			// A publish whose acknowledgement was lost (a stream leader
+			// lost) is sent again: its id, the line's place in the local
+			// file, lets the stream drop the second copy.
+			msgID := fmt.Sprintf("%s/events/%d", f.localID, f.eventsOff)
 			if err := retry(ctx, func(ctx context.Context) error {
-				_, err := f.w.C.JS.Publish(ctx, OutputSubject(f.id), line)
+				_, err := f.w.C.JS.Publish(ctx, OutputSubject(f.id), line, jetstream.WithMsgID(msgID))
 				return err
 			}); err != nil {
 				f.w.logf("worker %s: output of %s: %v", f.w.ID, f.id, err)
 			}
 			f.partial = f.partial[i+1:]
+			f.eventsOff += int64(i + 1)
 		}
 		if err == io.EOF || n == 0 || err != nil {
 			return
@@ -274,11 +282,13 @@ func (f *follower) publishBytes(ctx context.Context, file **os.File, name, subje
 	}
 	buf := make([]byte, 64<<10)
 	for {
+		off, _ := (*file).Seek(0, io.SeekCurrent)
 		n, err := (*file).Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
+			msgID := fmt.Sprintf("%s/%s/%d", f.localID, name, off) // see publishEvents
 			if err := retry(ctx, func(ctx context.Context) error {
-				_, err := f.w.C.JS.Publish(ctx, subject, chunk)
+				_, err := f.w.C.JS.Publish(ctx, subject, chunk, jetstream.WithMsgID(msgID))
 				return err
 			}); err != nil {
 				f.w.logf("worker %s: %s of %s: %v", f.w.ID, name, f.id, err)
