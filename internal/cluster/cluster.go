@@ -181,30 +181,29 @@ func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 // ends: a JetStream call made while a stream elects its leader fails,
 // and the next one succeeds.
 func retry(ctx context.Context, fn func(context.Context) error) error {
-	start := time.Now()
-	for {
-		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		err := fn(cctx)
-		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) && !(notYetSeen(err) && time.Since(start) < propagation) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return retryEach(ctx, callTimeout, fn)
 }
 
 // retryTransfer is retry for a transfer that may take long (an object
-// of the store): each attempt has the whole of ctx; only what fails at
+// of the store): each attempt has the whole of ctx, so only what fails at
 // once (no responders while a new stream elects its leader, a
 // reconnection) is tried again.
 func retryTransfer(ctx context.Context, fn func(context.Context) error) error {
+	return retryEach(ctx, 0, fn)
+}
+
+// retryEach tries fn until it succeeds, fails for good, or ctx ends;
+// each attempt within perCall (0: no bound of its own).
+func retryEach(ctx context.Context, perCall time.Duration, fn func(context.Context) error) error {
+	start := time.Now()
 	for {
-		err := fn(ctx)
-		if err == nil || ctx.Err() != nil || !transient(err) {
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if perCall > 0 {
+			cctx, cancel = context.WithTimeout(ctx, perCall)
+		}
+		err := fn(cctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) && !(notYetSeen(err) && time.Since(start) < propagation) {
 			return err
 		}
 		select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/resource"
@@ -95,7 +96,8 @@ func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store,
 		return "", nil, fmt.Errorf("csa run: %w", err)
 	}
 	if out.ExitCode != 0 {
-		return "", nil, fmt.Errorf("csa run exited %d: %s", out.ExitCode, lastLine(out.Stderr))
+		_, msg := errline.Parse(out.Stderr)
+		return "", nil, fmt.Errorf("csa run exited %d: %s", out.ExitCode, msg)
 	}
 	var started struct {
 		SessionID string `json:"session_id"`
@@ -135,12 +137,4 @@ func isGenealogy(name string) bool {
 		}
 	}
 	return false
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }

@@ -224,23 +224,29 @@ func (w *Worker) beat(ctx context.Context) error {
 }
 
 func (w *Worker) heartbeats(ctx context.Context) {
-	t := time.NewTicker(HeartbeatEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := w.beat(ctx); err != nil && ctx.Err() == nil {
-				w.logf("worker %s: heartbeat: %v", w.ID, err)
-			}
+	everyBeat(ctx, func() {
+		if err := w.beat(ctx); err != nil && ctx.Err() == nil {
+			w.logf("worker %s: heartbeat: %v", w.ID, err)
 		}
-	}
+	})
 }
 
 // reap marks the sessions of lost workers crashed.
 func (w *Worker) reap(ctx context.Context) {
 	r := &Reaper{C: w.C, Now: w.Now}
+	everyBeat(ctx, func() {
+		lost, err := r.Sweep(ctx)
+		for _, l := range lost {
+			w.logf("worker %s: worker %s lost: its running sessions are crashed", w.ID, l)
+		}
+		if err != nil && ctx.Err() == nil {
+			w.logf("worker %s: reaping: %v", w.ID, err)
+		}
+	})
+}
+
+// everyBeat runs fn every HeartbeatEvery until ctx ends.
+func everyBeat(ctx context.Context, fn func()) {
 	t := time.NewTicker(HeartbeatEvery)
 	defer t.Stop()
 	for {
@@ -248,13 +254,7 @@ func (w *Worker) reap(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			lost, err := r.Sweep(ctx)
-			for _, l := range lost {
-				w.logf("worker %s: worker %s lost: its running sessions are crashed", w.ID, l)
-			}
-			if err != nil && ctx.Err() == nil {
-				w.logf("worker %s: reaping: %v", w.ID, err)
-			}
+			fn()
 		}
 	}
 }

@@ -3,7 +3,6 @@ package clustercmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/session/psrow"
@@ -73,7 +73,8 @@ func (r *RemoteRows) Wait() (rows [][]byte, aliases []string, err error) {
 		return nil, nil, r.err
 	}
 	if err := r.cmd.Wait(); err != nil {
-		return nil, nil, errors.New("remote sessions: csa-cluster ps: " + lastLine(r.stderr.Bytes()) + ": " + err.Error())
+		_, msg := errline.Parse(r.stderr.String())
+		return nil, nil, errors.New("remote sessions: csa-cluster ps: " + msg + ": " + err.Error())
 	}
 	data := r.stdout.Bytes()
 	n := bytes.Count(data, []byte{'\n'})
@@ -86,19 +87,6 @@ func (r *RemoteRows) Wait() (rows [][]byte, aliases []string, err error) {
 		rows, aliases, data = append(rows, row), append(aliases, alias), rest
 	}
 	return rows, aliases, nil
-}
-
-func lastLine(b []byte) string {
-	s := string(b)
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '\n' {
-			return s[i+1:]
-		}
-	}
-	return s
 }
 
 // Split resolves ids in store; those it does not hold are remote when a
@@ -139,13 +127,9 @@ func Call(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		msg := strings.TrimPrefix(lastLine(stderr.Bytes()), "csa: ")
-		code := "cluster_failed"
-		var je struct {
-			Error struct{ Code, Message string }
-		}
-		if json.Unmarshal([]byte(msg), &je) == nil && je.Error.Message != "" {
-			msg, code = je.Error.Message, je.Error.Code
+		code, msg := errline.Parse(stderr.String())
+		if code == "" {
+			code, msg = "cluster_failed", strings.TrimPrefix(msg, "csa: ")
 		}
 		return out, &cmdutil.Error{Code: code, Exit: ee.ExitCode(), Err: errors.New(msg)}
 	}

@@ -101,15 +101,18 @@ func Run(ctx context.Context, o *Options) error {
 	if len(local) == 0 {
 		return o.waitRemote()
 	}
-	// The answer keeps the order of the arguments.
-	ids := make([]string, len(o.IDs))
+	// The answer keeps the order of the arguments (Split keeps a remote
+	// id as it was given, a local one resolved, each list in order).
 	isRemote := map[string]bool{}
-	for i, li, ri := 0, 0, 0; i < len(o.IDs); i++ {
-		if _, err := store.Resolve(o.IDs[i]); err == nil {
-			ids[i], li = local[li], li+1
+	for _, id := range remote {
+		isRemote[id] = true
+	}
+	ids := make([]string, len(o.IDs))
+	for i, li := 0, 0; i < len(o.IDs); i++ {
+		if isRemote[o.IDs[i]] {
+			ids[i] = o.IDs[i]
 		} else {
-			ids[i], ri = remote[ri], ri+1
-			isRemote[ids[i]] = true
+			ids[i], li = local[li], li+1
 		}
 	}
 	nIx := 0
