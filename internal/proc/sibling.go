@@ -22,3 +22,14 @@ func Sibling(program string) (string, error) {
 	}
 	return "", fmt.Errorf("%s is neither beside %s nor on PATH: it is built with csa (make build, make install)", program, filepath.Base(os.Args[0]))
 }
+
+// BecomeSibling replaces this process with program (found as Sibling
+// finds it) run with args: csa handing a command over to csa-cluster,
+// csa-mcp or csa-ui. It returns only when that cannot be done.
+func BecomeSibling(program string, args ...string) error {
+	path, err := Sibling(program)
+	if err != nil {
+		return err
+	}
+	return Replace(path, append([]string{path}, args...), os.Environ())
+}

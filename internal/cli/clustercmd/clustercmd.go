@@ -5,7 +5,6 @@
 package clustercmd
 
 import (
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -20,11 +19,7 @@ const Program = "csa-cluster"
 // HandOver runs csa-cluster with args in place of csa. It returns only on
 // failure.
 func HandOver(args ...string) error {
-	exe, err := proc.Sibling(Program)
-	if err != nil {
-		return err
-	}
-	return proc.Replace(exe, append([]string{exe}, args...), os.Environ())
+	return proc.BecomeSibling(Program, args...)
 }
 
 // withJSON adds --json when csa was given it.

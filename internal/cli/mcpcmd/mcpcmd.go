@@ -4,8 +4,6 @@
 package mcpcmd
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
@@ -27,11 +25,7 @@ review. A call made from inside a csa session makes a child of that session.
 The server is csa-mcp, built and installed beside csa (make build, make install).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, err := proc.Sibling(Program)
-			if err != nil {
-				return err
-			}
-			return proc.Replace(path, []string{path, "server"}, os.Environ())
+			return proc.BecomeSibling(Program, "server")
 		},
 	}
 }

@@ -5,8 +5,6 @@
 package uicmd
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
@@ -91,9 +89,5 @@ The server is csa-ui, built and installed beside csa (make build, make install).
 
 // handOver replaces csa with csa-ui.
 func handOver(args []string) error {
-	path, err := proc.Sibling(Program)
-	if err != nil {
-		return err
-	}
-	return proc.Replace(path, append([]string{path}, args...), os.Environ())
+	return proc.BecomeSibling(Program, args...)
 }
