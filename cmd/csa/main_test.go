@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,7 @@ func TestScripts(t *testing.T) {
 			"age":          cmdAge,
 			"waitfor":      cmdWaitFor,
 			"bigfile":      cmdBigFile,
+			"randfile":     cmdRandFile,
 			"waitps":       cmdWaitPs,
 			"jsonget":      cmdJSONGet,
 			"exits":        scripttest.Exits,
@@ -173,6 +175,19 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 	_, err := fmt.Sscan(args[1], &n)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Repeat("x", n)), 0o644))
+}
+
+// randfile PATH N: write N random bytes (the same ones each time).
+func cmdRandFile(ts *testscript.TestScript, neg bool, args []string) {
+	var n int
+	_, err := fmt.Sscan(args[1], &n)
+	ts.Check(err)
+	r := rand.New(rand.NewPCG(uint64(n), 23))
+	data := make([]byte, n)
+	for i := range data {
+		data[i] = byte(r.UintN(256))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 
 // waitps REGEXP: poll `csa ps` until its output matches (bounded: waitBound).

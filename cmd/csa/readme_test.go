@@ -11,6 +11,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/batch"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/workflow"
 )
 
 // The README states closed sets and the layout of the code; these tests
@@ -123,5 +124,32 @@ func TestReadmeBatchExamples(t *testing.T) {
 		if _, err := batch.Parse("example."+b[1], dir, []byte(b[2])); err != nil {
 			t.Errorf("README's %s example: %v", b[1], err)
 		}
+	}
+}
+
+// TestReadmeWorkflowExample: the workflow the README shows compiles, its
+// prose and code blocks included (its INCLUDE given a file with a step).
+func TestReadmeWorkflowExample(t *testing.T) {
+	text := readme(t)
+	i := strings.Index(text, "### Workflows")
+	if i < 0 {
+		t.Fatal("README: no Workflows section")
+	}
+	m := regexp.MustCompile("(?s)````markdown\n(.*?)````").FindStringSubmatch(text[i:])
+	if m == nil {
+		t.Fatal("README Workflows: no ````markdown example")
+	}
+	dir := t.TempDir()
+	for name, s := range map[string]string{"PATTERN.md": m[1], "review.md": "## Step 5: Review\nTool: review\n--range HEAD~1\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := workflow.Compile(filepath.Join(dir, "PATTERN.md"), nil)
+	if err != nil {
+		t.Fatalf("README's workflow example: %v", err)
+	}
+	if p.Steps != 6 {
+		t.Errorf("README's workflow example: %d steps, want 6", p.Steps)
 	}
 }

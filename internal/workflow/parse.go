@@ -4,27 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/csa-dev/csa/internal/agents"
 )
-
-// DefaultMax bounds a FOR that gives no MAX.
-const DefaultMax = 10
-
-var (
-	stepRe    = regexp.MustCompile(`^## Step ([0-9]+):\s*(\S.*)$`)
-	ifRe      = regexp.MustCompile(`^## IF\s+(\S.*)$`)
-	forRe     = regexp.MustCompile(`^## FOR\s+([A-Za-z_][A-Za-z0-9_]*)\s+IN\s+(.+?)(?:\s+MAX\s+([0-9]+))?\s*$`)
-	includeRe = regexp.MustCompile(`^## INCLUDE\s+(\S.*)$`)
-	keyRe     = regexp.MustCompile(`^([A-Z][A-Za-z]*):\s*(.*)$`)
-)
-
-// stepKeys are the lines a step heading may be followed by.
-var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout"}
 
 // Compile reads the workflow at path with its includes and checks every
 // line, condition and reference; vars replace the front matter's defaults
@@ -34,10 +15,13 @@ func Compile(path string, vars map[string]string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := &parser{steps: map[int]Pos{}}
+	ps := &parser{steps: map[int]Pos{}, open: map[string]bool{}}
 	fm, nodes, err := ps.file(abs, true)
 	if err != nil {
 		return nil, err
+	}
+	if len(ps.steps) == 0 {
+		return nil, errorf(Pos{abs, 1}, "no steps: a workflow is steps, each under a \"## Step N: Title\" line")
 	}
 	defaults, err := fm.variables(abs, 1)
 	if err != nil {
@@ -66,24 +50,26 @@ func Compile(path string, vars map[string]string) (*Plan, error) {
 }
 
 type parser struct {
-	chain []string    // the files being read, outermost first: an include of one is a cycle
-	steps map[int]Pos // every step number, to refuse duplicates
+	chain []string        // the files being read, outermost first: an include of one is a cycle
+	open  map[string]bool // the same, to look up
+	steps map[int]Pos     // every step number, to refuse duplicates
 }
 
 // file reads one file: the top one may have front matter, an included one
 // may not.
 func (ps *parser) file(path string, top bool) (*frontMatter, []Node, error) {
-	for _, c := range ps.chain {
-		if c == path {
-			return nil, nil, fmt.Errorf("include cycle: %s -> %s", strings.Join(ps.chain, " -> "), path)
-		}
+	if ps.open[path] {
+		return nil, nil, fmt.Errorf("include cycle: %s -> %s", strings.Join(ps.chain, " -> "), path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read workflow: %w", err)
 	}
-	ps.chain = append(ps.chain, path)
-	defer func() { ps.chain = ps.chain[:len(ps.chain)-1] }()
+	if err := checkText(path, data); err != nil {
+		return nil, nil, err
+	}
+	ps.chain, ps.open[path] = append(ps.chain, path), true
+	defer func() { ps.chain, ps.open[path] = ps.chain[:len(ps.chain)-1], false }()
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	fmText, fmLine, rest, first, err := splitFrontMatter(path, lines)
 	if err != nil {
@@ -136,7 +122,11 @@ func (f *fileParser) block() ([]Node, string, error) {
 			if f.seen {
 				return nil, "", errorf(pos, "text outside a step: %q (a step starts with ## Step N: Title)", clip(line))
 			}
-			f.i++ // prose before the first heading describes the workflow
+			// Prose before the first heading describes the workflow; a
+			// ``` block in it may hold any line, ## ones too.
+			if err := f.prose(); err != nil {
+				return nil, "", err
+			}
 		case line == "## ELSE" || line == "## ENDIF" || line == "## ENDFOR":
 			f.i++
 			return nodes, strings.TrimPrefix(line, "## "), nil
@@ -152,237 +142,123 @@ func (f *fileParser) block() ([]Node, string, error) {
 	return nodes, "", nil
 }
 
+// prose reads a line of the description, or the whole of a ``` block
+// that begins there.
+func (f *fileParser) prose() error {
+	open := f.pos()
+	if !strings.HasPrefix(strings.TrimSpace(f.lines[f.i]), "```") {
+		f.i++
+		return nil
+	}
+	for f.i++; f.i < len(f.lines); f.i++ {
+		if strings.HasPrefix(strings.TrimSpace(f.lines[f.i]), "```") {
+			f.i++
+			return nil
+		}
+	}
+	return errorf(open, "a ``` block is never closed")
+}
+
 func (f *fileParser) directive(line string, pos Pos) ([]Node, error) {
-	if m := stepRe.FindStringSubmatch(line); m != nil {
+	word, rest := splitDirective(line)
+	switch {
+	case word == "Step":
+		m := stepRe.FindStringSubmatch(line)
+		if m == nil {
+			break
+		}
 		f.i++
 		s, err := f.step(m[1], m[2], pos)
 		if err != nil {
 			return nil, err
 		}
 		return []Node{{Type: NodeStep, Pos: pos, Step: s}}, nil
-	}
-	if m := ifRe.FindStringSubmatch(line); m != nil {
+	case word == "IF":
+		if rest == "" {
+			return nil, errorf(pos, "IF without a condition: want ## IF condition")
+		}
 		f.i++
-		if _, err := ParseExpr(m[1]); err != nil {
-			return nil, errorf(pos, "IF: %v", err)
-		}
-		n := Node{Type: NodeIf, Pos: pos, Cond: m[1]}
-		var end string
-		var err error
-		if n.Then, end, err = f.block(); err != nil {
-			return nil, err
-		}
-		if end == "ELSE" {
-			if n.Else, end, err = f.block(); err != nil {
-				return nil, err
-			}
-		}
-		if end != "ENDIF" {
-			return nil, errorf(pos, "IF without ENDIF (got %s)", orEOF(end))
-		}
-		return []Node{n}, nil
-	}
-	if m := forRe.FindStringSubmatch(line); m != nil {
-		f.i++
-		n := Node{Type: NodeFor, Pos: pos, Var: m[1], List: strings.TrimSpace(m[2]), Max: DefaultMax}
-		if m[3] != "" {
-			n.Max, _ = strconv.Atoi(m[3])
-		}
-		if n.Max < 1 || n.Max > 1000 {
-			return nil, errorf(pos, "FOR: MAX %d: want 1 to 1000", n.Max)
-		}
-		if refs, err := refsOf(n.List); err != nil {
-			return nil, errorf(pos, "FOR: %v", err)
-		} else if len(refs) == 0 {
-			if k := len(SplitList(n.List)); k > n.Max {
-				return nil, errorf(pos, "FOR: the list has %d items, more than MAX %d", k, n.Max)
-			}
-		}
-		var end string
-		var err error
-		if n.Body, end, err = f.block(); err != nil {
-			return nil, err
-		}
-		if end != "ENDFOR" {
-			return nil, errorf(pos, "FOR without ENDFOR (got %s)", orEOF(end))
-		}
-		return []Node{n}, nil
-	}
-	if m := includeRe.FindStringSubmatch(line); m != nil {
-		f.i++
-		target := strings.TrimSpace(m[1])
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(f.path), target)
-		}
-		_, nodes, err := f.ps.file(filepath.Clean(target), false)
+		return f.ifBlock(rest, pos)
+	case word == "FOR":
+		name, list, bound, err := forHead(rest)
 		if err != nil {
-			if _, located := err.(*Error); located {
-				return nil, err
-			}
-			return nil, errorf(pos, "INCLUDE: %v", err)
+			return nil, errorf(pos, "FOR: %v", err)
 		}
-		return nodes, nil
+		f.i++
+		return f.forBlock(Node{Type: NodeFor, Pos: pos, Var: name, List: list, Max: bound})
+	case word == "INCLUDE":
+		if rest == "" {
+			return nil, errorf(pos, "INCLUDE without a path: want ## INCLUDE path")
+		}
+		f.i++
+		return f.include(rest, pos)
+	case word == "ELSE" || word == "ENDIF" || word == "ENDFOR":
+		return nil, errorf(pos, "%s takes nothing after it: %q", word, clip(line))
 	}
-	if strings.HasPrefix(line, "## Step") {
-		return nil, errorf(pos, "malformed step heading %q: want ## Step N: Title", clip(line))
-	}
-	return nil, errorf(pos, "unknown directive %q (known: ## Step N: Title, IF, ELSE, ENDIF, FOR x IN list [MAX n], ENDFOR, INCLUDE path)", clip(line))
+	return nil, errorf(pos, "%s", misspelt(word, line))
 }
 
-// step reads a step's key lines and body, up to the next ## line outside
-// a fenced block.
-func (f *fileParser) step(num, title string, pos Pos) (*Step, error) {
-	n, _ := strconv.Atoi(num)
-	if n < 1 {
-		return nil, errorf(pos, "step number %d: want 1 or more", n)
+func (f *fileParser) ifBlock(cond string, pos Pos) ([]Node, error) {
+	if _, err := ParseExpr(cond); err != nil {
+		return nil, errorf(pos, "IF: %v", err)
 	}
-	if prev, dup := f.ps.steps[n]; dup {
-		return nil, errorf(pos, "step %d is already defined at %s", n, prev)
-	}
-	f.ps.steps[n] = pos
-	s := &Step{Num: n, Title: strings.TrimSpace(title), Pos: pos, OnFail: OnFail{Action: OnFailAbort}}
-	keys := map[string]string{}
-	for ; f.i < len(f.lines) && strings.TrimSpace(f.lines[f.i]) == ""; f.i++ {
-	}
-	for ; f.i < len(f.lines); f.i++ {
-		m := keyRe.FindStringSubmatch(strings.TrimSpace(f.lines[f.i]))
-		if m == nil {
-			break
-		}
-		if !contains(stepKeys, m[1]) {
-			return nil, errorf(f.pos(), "unknown step key %q (known: %s)", m[1], strings.Join(stepKeys, ", "))
-		}
-		if _, dup := keys[m[1]]; dup {
-			return nil, errorf(f.pos(), "%s given twice", m[1])
-		}
-		keys[m[1]] = strings.TrimSpace(m[2])
-		if err := s.setKey(m[1], keys[m[1]]); err != nil {
-			return nil, errorf(f.pos(), "%s: %v", m[1], err)
-		}
-	}
-	var body []string
-	bodyPos := f.pos()
-	fenced := false
-	for ; f.i < len(f.lines); f.i++ {
-		l := f.lines[f.i]
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fenced = !fenced
-		}
-		if !fenced && strings.HasPrefix(l, "## ") {
-			break
-		}
-		body = append(body, l)
-	}
-	if fenced {
-		return nil, errorf(bodyPos, "step %d: a ``` block is never closed", n)
-	}
-	if err := s.setBody(strings.Trim(strings.Join(body, "\n"), "\n \t"), bodyPos); err != nil {
+	n := Node{Type: NodeIf, Pos: pos, Cond: cond}
+	var end string
+	var err error
+	if n.Then, end, err = f.block(); err != nil {
 		return nil, err
 	}
-	return s, nil
+	if end == "ELSE" {
+		if n.Else, end, err = f.block(); err != nil {
+			return nil, err
+		}
+	}
+	if end != "ENDIF" {
+		return nil, errorf(pos, "IF without ENDIF (got %s)", orEOF(end))
+	}
+	return []Node{n}, nil
 }
 
-func (s *Step) setKey(k, v string) error {
-	if v == "" {
-		return fmt.Errorf("no value")
+func (f *fileParser) forBlock(n Node) ([]Node, error) {
+	if refs, err := refsOf(n.List); err != nil {
+		return nil, errorf(n.Pos, "FOR: %v", err)
+	} else if len(refs) == 0 {
+		switch k := len(SplitList(n.List)); {
+		case k == 0:
+			return nil, errorf(n.Pos, "FOR: the list %q has no items", n.List)
+		case k > n.Max:
+			return nil, errorf(n.Pos, "FOR: the list has %d items, more than MAX %d", k, n.Max)
+		}
 	}
-	switch k {
-	case "Tool":
-		if v == string(KindReview) || v == string(KindDebate) {
-			s.Kind = Kind(v)
-			return nil
-		}
-		s.Tool = v
-		return checkTool(v)
-	case "Tier":
-		s.Tier = v
-	case "Model":
-		s.Model = v
-	case "Timeout":
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%q: want a positive duration such as 90s or 10m", v)
-		}
-		s.Timeout = v
-	case "Condition":
-		if _, err := ParseExpr(v); err != nil {
-			return err
-		}
-		s.Condition = v
-	case "OnFail":
-		return s.setOnFail(v)
+	var end string
+	var err error
+	if n.Body, end, err = f.block(); err != nil {
+		return nil, err
 	}
-	return nil
+	if end != "ENDFOR" {
+		return nil, errorf(n.Pos, "FOR without ENDFOR (got %s)", orEOF(end))
+	}
+	return []Node{n}, nil
 }
 
-func (s *Step) setOnFail(v string) error {
-	w := strings.Fields(v)
-	switch {
-	case len(w) == 1 && (w[0] == OnFailAbort || w[0] == OnFailSkip):
-		s.OnFail = OnFail{Action: w[0]}
-	case len(w) == 2 && w[0] == OnFailRetry:
-		n, err := strconv.Atoi(w[1])
-		if err != nil || n < 1 || n > 10 {
-			return fmt.Errorf("retry %q: want 1 to 10 extra attempts", w[1])
-		}
-		s.OnFail = OnFail{Action: OnFailRetry, N: n}
-	case len(w) == 2 && w[0] == OnFailDelegate:
-		if err := checkTool(w[1]); err != nil {
-			return err
-		}
-		s.OnFail = OnFail{Action: OnFailDelegate, Tool: w[1]}
-	default:
-		return fmt.Errorf("%q: want abort, skip, retry N or delegate TOOL", v)
+// include reads the file target names (relative to this one); one with
+// no steps is refused, as a workflow with none is.
+func (f *fileParser) include(target string, pos Pos) ([]Node, error) {
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(f.path), target)
 	}
-	return nil
-}
-
-// setBody decides the step's kind from its keys and body.
-func (s *Step) setBody(body string, pos Pos) error {
-	shell := strings.HasPrefix(body, "```sh\n") || strings.Contains(body, "\n```sh\n")
-	switch {
-	case s.Kind == KindReview || s.Kind == KindDebate:
-		if s.Tier != "" || s.Model != "" {
-			return errorf(s.Pos, "step %d: a %s picks its own models: no Tier or Model", s.Num, s.Kind)
+	before := len(f.ps.steps)
+	_, nodes, err := f.ps.file(filepath.Clean(target), false)
+	if err != nil {
+		if _, located := err.(*Error); located {
+			return nil, err
 		}
-		if shell || strings.Contains(body, "\n") {
-			return errorf(pos, "step %d: a %s step's body is one line (%s)", s.Num, s.Kind, map[Kind]string{KindReview: "csa review's arguments", KindDebate: "the question"}[s.Kind])
-		}
-		if s.Kind == KindDebate && body == "" {
-			return errorf(s.Pos, "step %d: a debate step needs its question as its body", s.Num)
-		}
-	case shell:
-		if !strings.HasPrefix(body, "```sh\n") || !strings.HasSuffix(body, "\n```") || strings.Count(body, "```") != 2 {
-			return errorf(pos, "step %d: a shell step's body is one ```sh block and nothing else", s.Num)
-		}
-		if s.Tool != "" || s.Tier != "" || s.Model != "" || s.OnFail.Action == OnFailDelegate {
-			return errorf(s.Pos, "step %d: a shell step has no Tool, Tier, Model or OnFail delegate", s.Num)
-		}
-		s.Kind = KindShell
-		body = strings.TrimSuffix(strings.TrimPrefix(body, "```sh\n"), "```")
-	default:
-		s.Kind = KindAgent
-		if s.Tier != "" && s.Model != "" && s.Tool == "" {
-			// csa run --tier picks the model; one given too would be ignored.
-			return errorf(s.Pos, "step %d: a Tier picks its own model: give Tool and Model, or Tier alone", s.Num)
-		}
-		if body == "" {
-			return errorf(s.Pos, "step %d: no prompt (the text under the heading), nor a ```sh block", s.Num)
-		}
+		return nil, errorf(pos, "INCLUDE: %v", err)
 	}
-	if s.OnFail.Action == OnFailDelegate && s.Kind != KindAgent {
-		return errorf(s.Pos, "step %d: OnFail delegate is for agent steps", s.Num)
+	if len(f.ps.steps) == before {
+		return nil, errorf(pos, "INCLUDE %s: the file has no steps", target)
 	}
-	s.Body = body
-	return nil
-}
-
-func checkTool(v string) error {
-	if v == "auto" {
-		return nil
-	}
-	_, err := agents.Parse(v)
-	return err
+	return nodes, nil
 }
 
 func orEOF(s string) string {

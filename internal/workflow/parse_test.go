@@ -1,6 +1,9 @@
 package workflow
 
 import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +131,27 @@ func TestCompileErrorsAtFileLine(t *testing.T) {
 		{"unterminated ref", "## Step 1: A\nhi ${oops\n", "unterminated ${"},
 		{"tier with model", "## Step 1: A\nTier: main\nModel: m\nhi\n", "wf.md:1: step 1: a Tier picks its own model"},
 		{"delegate shell", "## Step 1: A\nOnFail: delegate codex\n```sh\necho\n```\n", "a shell step has no Tool, Tier, Model or OnFail delegate"},
+		// Issue 23: what is neither prose nor a directive.
+		{"no steps", "+++\nname = \"x\"\n+++\nJust prose.\n", "wf.md:1: no steps"},
+		{"empty file", "", "wf.md:1: no steps"},
+		{"nul byte", "## Step 1: A\nhi\x00there\n", "wf.md:2: not text: byte 3 of the line is a NUL"},
+		{"not utf-8", "# Caf\xe9\n## Step 1: A\nhi\n", "wf.md:1: not text: byte 6 of the line (0xe9) is not UTF-8"},
+		{"binary in a prompt", "## Step 1: A\nhi\n\xff\xfe\n", "wf.md:3: not text: byte 1"},
+		{"for max negative", "## FOR x IN a, b MAX -1\n## Step 1: A\nhi ${x}\n## ENDFOR\n", `wf.md:1: FOR: MAX "-1": want a whole number`},
+		{"for max without number", "## FOR x IN a, b MAX\n## Step 1: A\nhi ${x}\n## ENDFOR\n", `wf.md:1: FOR: MAX "": want`},
+		{"for max and more", "## FOR x IN a MAX 5 more\n## Step 1: A\nhi ${x}\n## ENDFOR\n", `wf.md:1: FOR: MAX "5 more"`},
+		{"for max zero", "## FOR x IN a MAX 0\n## Step 1: A\nhi ${x}\n## ENDFOR\n", "wf.md:1: FOR: MAX 0: want 1 to 1000"},
+		{"for max huge", "## FOR x IN a MAX 99999999999999999999\n## Step 1: A\nhi ${x}\n## ENDFOR\n", "wf.md:1: FOR: MAX 99999999999999999999: want 1 to 1000"},
+		{"for max twice", "## FOR x IN a MAX 2 MAX 3\n## Step 1: A\nhi ${x}\n## ENDFOR\n", "wf.md:1: FOR: MAX given 2 times"},
+		{"for lower-case in", "## FOR x in a, b\n## Step 1: A\nhi ${x}\n## ENDFOR\n", "wf.md:1: FOR: want ## FOR x IN list"},
+		{"for no list", "## FOR x IN MAX 3\n## Step 1: A\nhi ${x}\n## ENDFOR\n", "wf.md:1: FOR: no list after IN"},
+		{"for empty list", "## FOR x IN ,\n## Step 1: A\nhi ${x}\n## ENDFOR\n", `wf.md:1: FOR: the list "," has no items`},
+		{"if without condition", "## IF\n## Step 1: A\nhi\n## ENDIF\n", "wf.md:1: IF without a condition"},
+		{"include without path", "## Step 1: A\nhi\n## INCLUDE\n", "wf.md:3: INCLUDE without a path"},
+		{"endif and more", "## IF 1 == 1\n## Step 1: A\nhi\n## ENDIF now\n", `wf.md:4: ENDIF takes nothing after it: "## ENDIF now"`},
+		{"lower-case directive", "## Step 1: A\nhi\n## for x IN a\n", `wf.md:3: unknown directive "## for x IN a": write it ## FOR`},
+		{"step number too large", "## Step 99999999999999999999: A\nhi\n", "wf.md:1: step number 99999999999999999999 is too large"},
+		{"fence in prose never closed", "Prose.\n```text\n## Step 1: A\nhi\n", "wf.md:2: a ``` block is never closed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,5 +190,61 @@ func TestUnknownVarOverride(t *testing.T) {
 	plan, err := Compile(p, nil)
 	if err != nil || plan.Vars["a"] != "1" {
 		t.Fatalf("a number default becomes its text: %v %v", plan, err)
+	}
+}
+
+// Issue 23: 50 KB of random bytes is refused at the line that shows it
+// is not text, not compiled as a workflow of no steps.
+func TestRandomBytesRefused(t *testing.T) {
+	data := make([]byte, 50<<10)
+	r := rand.New(rand.NewPCG(23, 6))
+	for i := range data {
+		data[i] = byte(r.UintN(256))
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rand.md")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Compile(p, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Pos.File != p || e.Pos.Line < 1 || !strings.Contains(e.Msg, "not text") {
+		t.Fatalf("want a located \"not text\" error, got %v", err)
+	}
+}
+
+func TestIncludedFileWithoutSteps(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "empty.md", "Nothing but prose.\n")
+	// Each file includes the next twice: without the check, the one at
+	// the bottom would be read 2^n times.
+	write(t, dir, "f0.md", "## IF 1 == 1\n## ENDIF\n")
+	for i := 1; i <= 12; i++ {
+		write(t, dir, fmt.Sprintf("f%d.md", i), fmt.Sprintf("## INCLUDE f%d.md\n## INCLUDE f%d.md\n", i-1, i-1))
+	}
+	for _, c := range []struct{ text, want string }{
+		{"## Step 1: A\nhi\n## INCLUDE empty.md\n", "wf.md:3: INCLUDE " + filepath.Join(dir, "empty.md") + ": the file has no steps"},
+		{"## Step 1: A\nhi\n## INCLUDE f12.md\n", "f1.md:1: INCLUDE " + filepath.Join(dir, "f0.md") + ": the file has no steps"},
+	} {
+		if _, err := Compile(write(t, dir, "wf.md", c.text), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+}
+
+// Markdown prose keeps working: paragraphs, lists, quotes, tables and
+// ``` blocks (## lines in them too) before the first step, lists, headings
+// of a lower level and fences in a prompt, kept as written.
+func TestMarkdownProse(t *testing.T) {
+	const prompt = "Build it, ünïcödé and 漢字:\n\n- with a list\n  1. nested\n### a smaller heading\n\tindented \x1b[1mbold\x1b[0m\n\n```go\n## in a fence inside the prompt\n```"
+	text := "+++\nname = \"prose\"\n+++\n# Title\n\nA paragraph that\nspans lines, with *emphasis* and a [link](http://x).\n\n" +
+		"- a list item\n- another: with a colon\n  1. nested\n\n> a quote\n\n| table | row |\n|---|---|\n\n" +
+		"```text\n## not a directive: inside a fence\n```\n\n## Step 1: Build\n" + prompt + "\n"
+	p, err := Compile(write(t, t.TempDir(), "wf.md", text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Nodes[0].Step; p.Steps != 1 || s.Kind != KindAgent || s.Body != prompt {
+		t.Fatalf("step %+v", s)
 	}
 }
