@@ -21,7 +21,8 @@ const killWithin = 10 * time.Second
 // session's local descendants too. It prints what `csa kill` prints.
 func runKill(ctx context.Context, e *env, args []string) error {
 	fs := flags("kill")
-	grace := fs.Duration("grace", 0, "time between SIGTERM and SIGKILL (default: the worker's defaults.kill_grace)")
+	grace := new(time.Duration)
+	fs.Var(cmdutil.Duration(grace, 0), "grace", "time between SIGTERM and SIGKILL (default: the worker's defaults.kill_grace)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,9 +35,6 @@ func runKill(ctx context.Context, e *env, args []string) error {
 			g = grace
 		}
 	})
-	if g != nil && *g < 0 {
-		return cmdutil.Usagef("--grace cannot be negative")
-	}
 	cfg, _, err := loadConfig()
 	if err != nil {
 		return err

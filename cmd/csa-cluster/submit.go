@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
@@ -23,7 +24,8 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	tool := fs.String("tool", "", "tool to run")
 	model := fs.String("model", "", "model")
 	effort := fs.String("effort", "", "effort")
-	timeout := fs.Duration("timeout", 0, "total time limit of the run")
+	timeout := new(time.Duration)
+	fs.Var(cmdutil.Duration(timeout, 0), "timeout", "total time limit of the run (0: none)")
 	labels := fs.String("labels", "", "labels the worker must have, k=v,...")
 	cd := fs.String("cd", "", "working directory of the agent (default: this one): the git work tree holding it travels")
 	remoteCwd := fs.Bool("remote-cwd", false, "send no working tree: run in --cd as it is on the worker")

@@ -32,7 +32,8 @@ type waitEntry struct {
 func runWait(ctx context.Context, e *env, args []string) error {
 	fs := flags("wait")
 	anyOne := fs.Bool("any", false, "return when one session has ended")
-	timeout := fs.Duration("timeout", 0, "give up after this long (0: never)")
+	timeout := new(time.Duration)
+	fs.Var(cmdutil.Duration(timeout, 0), "timeout", "give up after this long (0: never)")
 	watch := fs.Bool("watch", false, "never settle: print the sessions as one JSON line whenever they change (csa wait mixing local and remote ids reads it)")
 	if err := parse(fs, args); err != nil {
 		return err

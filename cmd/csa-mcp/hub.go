@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/mcphub"
 	"github.com/csa-dev/csa/internal/mcplink"
@@ -27,7 +28,8 @@ func runHub(args []string) int {
 	socket := fs.String("socket", "", "unix socket to listen on (its directory is made 0700)")
 	file := fs.String("config", "", "TOML file with [servers.NAME] tables (default: csa's configuration, [mcp.servers])")
 	cache := fs.String("cache", knownDir(), "directory for the tool lists of lazy servers")
-	idleExit := fs.Duration("idle-exit", -1, "exit after this long with no client, 0 never (default: mcp.idle_exit; never with --config)")
+	var idleExit time.Duration
+	fs.Var(cmdutil.Duration(&idleExit, 0), "idle-exit", "exit after this long with no client, 0 never (default: mcp.idle_exit; never with --config)")
 	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
@@ -52,9 +54,11 @@ func runHub(args []string) int {
 			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: %v\n", mcphub.LogTime(), err)
 		}
 	}
-	if *idleExit >= 0 {
-		idle = *idleExit
-	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "idle-exit" {
+			idle = idleExit
+		}
+	})
 	l, err := mcphub.Listen(*socket)
 	if errors.Is(err, mcphub.ErrHubRunning) {
 		fmt.Fprintf(os.Stderr, "csa-mcp hub: %v\n", err)

@@ -63,7 +63,7 @@ none, or a sub-agent failed) or a usage error, 3 refused before start,
 	}
 	cmd.Flags().IntVarP(&o.Rounds, "rounds", "r", 2, "the most rounds (1-10); each is a proposal and its critique")
 	cmd.Flags().StringVarP(&o.PromptFile, "prompt-file", "f", "", "read the question from a file")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "stop each turn after this long (default defaults.timeout)")
+	cmd.Flags().Var(cmdutil.Duration(&o.Timeout, 0), "timeout", "stop each turn after this long (0: defaults.timeout, the default)")
 	return cmd
 }
 
@@ -75,9 +75,6 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.Rounds < 1 || o.Rounds > 10 {
 		return cmdutil.Usagef("--rounds %d: want 1 to 10", o.Rounds)
-	}
-	if o.Timeout < 0 {
-		return cmdutil.Usagef("--timeout cannot be negative")
 	}
 	team, err := clireview.NewTeam(o.F)
 	if err != nil {

@@ -44,7 +44,7 @@ supervisor uses it too.`,
 			return Run(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().DurationVar(&o.Grace, "grace", 0, "time between SIGTERM and SIGKILL (default: defaults.kill_grace)")
+	cmd.Flags().Var(cmdutil.Duration(&o.Grace, 0), "grace", "time between SIGTERM and SIGKILL (default: defaults.kill_grace; 0: SIGKILL right after SIGTERM)")
 	return cmd
 }
 
@@ -56,9 +56,6 @@ type Entry struct {
 
 // Run kills the sessions and every running descendant, deepest first.
 func Run(ctx context.Context, o *Options) error {
-	if o.Grace < 0 {
-		return cmdutil.Usagef("--grace cannot be negative")
-	}
 	store, root, err := o.F.CwdStore()
 	if err != nil {
 		return err

@@ -79,7 +79,7 @@ before start, 130 interrupted.`,
 	// No -n: in csa it means --dry-run (csa gc), as in make -n and git clean -n.
 	fl.IntVar(&o.Reviewers, "reviewers", 0, "how many reviewers, 1-8 (default review.reviewers)")
 	fl.StringVar(&o.Consensus, "consensus", "", "majority, unanimous or weighted (default review.consensus)")
-	fl.DurationVar(&o.Timeout, "timeout", 0, "stop each reviewer after this long (default defaults.timeout)")
+	fl.Var(cmdutil.Duration(&o.Timeout, 0), "timeout", "stop each reviewer after this long (0: defaults.timeout, the default)")
 	return cmd
 }
 
@@ -105,8 +105,6 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.Usagef("--reviewers %d: want 1 to 8", n)
 	case !review.ValidStrategy(strategy):
 		return cmdutil.Usagef("--consensus %q: want majority, unanimous or weighted", strategy)
-	case o.Timeout < 0:
-		return cmdutil.Usagef("--timeout cannot be negative")
 	}
 	change, err := review.Collect(ctx, team.Cwd, o.F.Environ(), mode, ref, o.files())
 	var ue *review.UsageError

@@ -1,8 +1,12 @@
 package root
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 )
@@ -31,5 +35,42 @@ func TestCommandNames(t *testing.T) {
 	}
 	if only := newCmd(f, "run").Commands(); len(only) != 1 || only[0].Name() != "run" {
 		t.Errorf("newCmd(run) built %d commands", len(only))
+	}
+}
+
+// TestDurationFlags: every duration flag of every command reads its value
+// with cmdutil's one parser: a negative duration is refused, 0 taken (issue
+// 23: csa wait --timeout -3s was accepted where csa run refused it).
+func TestDurationFlags(t *testing.T) {
+	want := []string{"csa run --timeout", "csa run --idle-timeout", "csa wait --timeout", "csa kill --grace",
+		"csa review --timeout", "csa debate --timeout", "csa workflow run --heartbeat", "csa workflow resume --heartbeat"}
+	var found []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Value.Type() != "duration" {
+				return
+			}
+			name := c.CommandPath() + " --" + fl.Name
+			found = append(found, name)
+			if _, ok := fl.Value.(*cmdutil.DurationValue); !ok {
+				t.Errorf("%s: a %T, not cmdutil's duration flag", name, fl.Value)
+			}
+			if err := fl.Value.Set("-3s"); err == nil || !strings.Contains(err.Error(), "negative") {
+				t.Errorf("%s -3s: %v, want it refused as negative", name, err)
+			}
+			if err := fl.Value.Set("0"); err != nil {
+				t.Errorf("%s 0: %v", name, err)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmd(&cmdutil.Factory{}))
+	for _, w := range want {
+		if !slices.Contains(found, w) {
+			t.Errorf("no duration flag %s (found %v)", w, found)
+		}
 	}
 }

@@ -201,9 +201,6 @@ func (j *job) request(c choice) (*runner.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Timeout < 0 || o.IdleTimeout < 0 {
-		return nil, cmdutil.Usagef("timeouts cannot be negative")
-	}
 	timeout, idle := cfg.Defaults.Timeout.Std(), cfg.Defaults.IdleTimeout.Std()
 	if o.timeoutSet {
 		timeout = o.Timeout

@@ -53,7 +53,7 @@ crashed, killed, stuck, degraded.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.Any, "any", false, "return as soon as one session has reached its goal or failed")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "give up after this long (0: wait forever)")
+	cmd.Flags().Var(cmdutil.Duration(&o.Timeout, 0), "timeout", "give up after this long (0: wait forever)")
 	cmd.Flags().StringVar(&o.Until, "until", "", "the state to wait for in interactive sessions (default completed)")
 	return cmd
 }

@@ -61,7 +61,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 		},
 	}
 	for _, c := range []*cobra.Command{run, resume} {
-		c.Flags().DurationVar(&o.Heartbeat, "heartbeat", 15*time.Second, "report a running step on stderr this often")
+		c.Flags().Var(cmdutil.Duration(&o.Heartbeat, 15*time.Second), "heartbeat", "report a running step on stderr this often (0: never)")
 	}
 	cmd.AddCommand(newCompileCmd(f), run, resume, newStatusCmd(f), newListCmd(f))
 	return cmd
