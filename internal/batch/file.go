@@ -147,9 +147,3 @@ func (t Task) graphTask() *taskgraph.Task {
 		Spec: taskgraph.Spec{Prompt: t.Prompt, Tool: t.Tool, Tier: t.Tier, Model: t.Model, Dir: t.Cwd, Timeout: timeout},
 	}
 }
-
-// lineAt is the line of data at byte offset off.
-func lineAt(data []byte, off int) int {
-	off = min(max(off, 0), len(data))
-	return bytes.Count(data[:off], []byte("\n")) + 1
-}

@@ -1,8 +1,11 @@
 package batch
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -107,6 +110,14 @@ func TestParseRefusals(t *testing.T) {
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = \"b\"\n", "b.toml:4: cannot decode TOML string into struct field batch.Task.DependsOn of type []string"},
 		{"b.toml", "[[task]]\nid = \"a\nprompt = \"p\"\n", "b.toml:2: basic strings cannot have new lines"},
 		{"b.toml", "# nothing\n", `b.toml: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
+		// Unknown keys found by one walk of the document, wherever they are.
+		{"b.toml", "task = [{id = \"a\", prompt = \"p\"},\n  {id = \"b\", prompt = \"p\", colour = 1}]\n", `b.toml:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[task.extra]\nx = 1\n", `b.toml:4: unknown key "extra" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.toml", "version = 2\n[[task]]\nid = \"a\"\nprompt = \"p\"\n", `b.toml:1: unknown key "version": tasks are [[task]] tables`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[other]\nx = 1\n", `b.toml:4: unknown key "other": tasks are [[task]] tables`},
+		// Keys match whatever their case, as the decoder matches them, and
+		// the tasks keep their lines.
+		{"b.toml", "[[Task]]\nID = \"a\"\nPrompt = \"p\"\n\n[[Task]]\nid = \"b\"\nprompt = \"p\"\nDepends_On = [\"z\"]\n", "b.toml:5: task b depends on unknown task z"},
 		// JSON
 		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
 		{"b.json", "{\n\"task\": []}", `b.json:2: unknown key "task": want "tasks"`},
@@ -115,6 +126,7 @@ func TestParseRefusals(t *testing.T) {
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n 7]", "b.json:2: task 2 is not an object"},
 		{"b.json", "[{\"id\": \"a\",\n \"prompt\": \"p\",}]", "b.json:2: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"}]\n[]", "b.json:2: text after the tasks"},
+		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": ", "b.json: invalid JSON: unexpected EOF"},
 		{"b.json", "[]", `b.json: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
 	} {
 		_, err := Parse(tc.file, "/base", []byte(tc.text))
@@ -129,5 +141,34 @@ func TestReadFileMissing(t *testing.T) {
 	_, err := ReadFile(path)
 	if want := path + ": cannot read it: no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// The lines of a large file's tasks are right to its end (they are found
+// by a lookup, no longer by counting from the start for each task).
+func TestLinesOfManyTasks(t *testing.T) {
+	for _, format := range []string{"toml", "json"} {
+		data := bigBatch(format, 3000, nil)
+		tasks, err := Parse("big."+format, "/", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, task := range tasks {
+			// bigBatch writes 7 lines a task (6 for the first); JSON one.
+			want := map[string]int{"toml": max(1, 7*i), "json": 2 + i}[format]
+			if task.Line != want {
+				t.Fatalf("%s: task %d at line %d, want %d", format, i, task.Line, want)
+			}
+		}
+		bad := append(data[:len(data):len(data)], "\n[[task]]\nid = \"last\"\nprompt = \"p\"\ncolour = \"red\"\n"...)
+		if format == "json" {
+			bad = append(bytes.TrimSuffix(data, []byte("\n]}\n")), ",\n{\"id\": \"last\", \"prompt\": \"p\",\n \"colour\": 1}\n]}\n"...)
+		}
+		_, err = Parse("big."+format, "/", bad)
+		want := map[string]string{"toml": "big.toml:%d: unknown key \"colour\"", "json": "big.json:%d: unknown key \"colour\""}[format]
+		line := map[string]int{"toml": bytes.Count(data, []byte("\n")) + 5, "json": 3002}[format]
+		if want = fmt.Sprintf(want, line); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: got %v, want %s...", format, err, want)
+		}
 	}
 }

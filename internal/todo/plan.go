@@ -108,8 +108,29 @@ type ParseError = taskgraph.FileError
 var (
 	taskRe  = regexp.MustCompile(`^- \[([ xX])\] ([^:\s]+):\s*(.*)$`)
 	afterRe = regexp.MustCompile(`\s*\(after:\s*([^()]*)\)$`)
-	attrRe  = regexp.MustCompile(`^[ \t]+([a-z]+):[ \t]*(.*)$`)
 )
+
+// taskLine matches a task's line, "- [ ] ID: TITLE"; nil for any other.
+func taskLine(line string) []string {
+	if !strings.HasPrefix(line, "- [") {
+		return nil
+	}
+	return taskRe.FindStringSubmatch(line)
+}
+
+// attrLine reads an indented "key: value" line under a task. It is read by
+// hand, not by a regexp: prompt lines are the long ones of a plan.
+func attrLine(line string) (key, val string, ok bool) {
+	rest := strings.TrimLeft(line, " \t")
+	if len(rest) == len(line) {
+		return "", "", false
+	}
+	i := strings.IndexFunc(rest, func(r rune) bool { return r < 'a' || r > 'z' })
+	if i <= 0 || rest[i] != ':' {
+		return "", "", false
+	}
+	return rest[:i], strings.TrimSpace(rest[i+1:]), true
+}
 
 // Parse reads a plan's markdown (file names it in errors) and checks its
 // dependencies (see Check).
@@ -130,16 +151,18 @@ func Parse(file, text string) (*Plan, error) {
 	var desc []string
 	statusSeen := 0
 	var cur *Task
+	lineOf := map[string]int{} // each task's line, to refuse a second one
 	for i++; i < len(lines); i++ {
 		n, line := i+1, lines[i]
-		if m := taskRe.FindStringSubmatch(line); m != nil {
+		if m := taskLine(line); m != nil {
 			t, err := parseTask(m, n, errf)
 			if err != nil {
 				return nil, err
 			}
-			if prev := p.Task(t.ID); prev != nil {
-				return nil, errf(n, "task %s is already defined at line %d", t.ID, prev.Line)
+			if prev, dup := lineOf[t.ID]; dup {
+				return nil, errf(n, "task %s is already defined at line %d", t.ID, prev)
 			}
+			lineOf[t.ID] = n
 			p.Tasks = append(p.Tasks, t)
 			cur = t
 			continue
@@ -165,11 +188,11 @@ func Parse(file, text string) (*Plan, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		m := attrRe.FindStringSubmatch(line)
-		if m == nil {
+		key, val, ok := attrLine(line)
+		if !ok {
 			return nil, errf(n, "after the first task only tasks and their indented tool:, tier:, prompt: or session: lines may follow")
 		}
-		if err := setAttr(cur, m[1], strings.TrimSpace(m[2]), n, errf); err != nil {
+		if err := setAttr(cur, key, val, n, errf); err != nil {
 			return nil, err
 		}
 	}

@@ -98,6 +98,10 @@ func TestParseErrors(t *testing.T) {
 		{"second tool", "# T\n- [ ] A: x\n  tool: codex\n  tool: codex\n", "p.md:4: task A: a second tool: line"},
 		{"tool and tier", "# T\n\n- [ ] A: x\n  tool: codex\n  tier: main\n", "p.md:3: task A: give tool: or tier:, not both"},
 		{"empty after", "# T\n- [ ] A: x (after: )\n", "p.md:2: task A: an empty name in (after: ...)"},
+		{"attr in capitals", "# T\n- [ ] A: x\n  Tool: codex\n", "p.md:3: after the first task only tasks"},
+		{"attr without colon", "# T\n- [ ] A: x\n  tool codex\n", "p.md:3: after the first task only tasks"},
+		{"attr not indented", "# T\n- [ ] A: x\ntool: codex\n", "p.md:3: after the first task only tasks"},
+		{"empty attr", "# T\n- [ ] A: x\n  prompt: \t \n", "p.md:3: task A: prompt: is empty"},
 	} {
 		_, err := Parse("p.md", tc.text)
 		var pe *ParseError
@@ -118,5 +122,12 @@ func TestStatusTransitions(t *testing.T) {
 				t.Errorf("%s -> %s: CanBecome = %v", a, b, got)
 			}
 		}
+	}
+}
+
+func TestParseAttrLines(t *testing.T) {
+	p, err := Parse("p.md", "# T\n- [ ] A: x\n\ttool:\tcodex \n  prompt:  two  words\n")
+	if err != nil || p.Tasks[0].Tool != "codex" || p.Tasks[0].Prompt != "two  words" {
+		t.Fatalf("%+v %v", p.Tasks, err)
 	}
 }

@@ -174,14 +174,15 @@ func renderNodes(w io.Writer, nodes []Node, depth int) {
 // scope is what a reference may name at a point of the plan.
 type scope struct {
 	vars  map[string]string
-	loops []string    // the FOR variables around, outermost first
-	steps map[int]int // the steps before, with how many FORs hold each
+	loops map[string]bool // the FOR variables around
+	depth int             // how many FORs are around
+	steps map[int]int     // the steps before, with how many FORs hold each
 }
 
 // check makes sure every reference names a variable, a FOR variable in
 // scope, or a field of a step that comes before.
 func check(p *Plan) error {
-	sc := &scope{vars: p.Vars, steps: map[int]int{}}
+	sc := &scope{vars: p.Vars, loops: map[string]bool{}, steps: map[int]int{}}
 	return sc.nodes(p.Nodes)
 }
 
@@ -190,9 +191,9 @@ func (sc *scope) nodes(nodes []Node) error {
 		switch n.Type {
 		case NodeStep:
 			s := n.Step
-			if len(sc.loops) > 0 {
+			if sc.depth > 0 {
 				// Inside a FOR a step may read its own previous iteration.
-				sc.steps[s.Num] = len(sc.loops)
+				sc.steps[s.Num] = sc.depth
 			}
 			if err := sc.refs(s.Pos, s.Body, nil); err != nil {
 				return err
@@ -203,7 +204,7 @@ func (sc *scope) nodes(nodes []Node) error {
 					return err
 				}
 			}
-			sc.steps[s.Num] = len(sc.loops)
+			sc.steps[s.Num] = sc.depth
 		case NodeIf:
 			e, _ := ParseExpr(n.Cond)
 			if err := sc.refs(n.Pos, "", e.Refs()); err != nil {
@@ -219,12 +220,12 @@ func (sc *scope) nodes(nodes []Node) error {
 			if err := sc.refs(n.Pos, n.List, nil); err != nil {
 				return err
 			}
-			if _, ok := sc.vars[n.Var]; ok || contains(sc.loops, n.Var) {
+			if _, ok := sc.vars[n.Var]; ok || sc.loops[n.Var] {
 				return errorf(n.Pos, "FOR %s: the name is already a variable", n.Var)
 			}
-			sc.loops = append(sc.loops, n.Var)
+			sc.loops[n.Var], sc.depth = true, sc.depth+1
 			err := sc.nodes(n.Body)
-			sc.loops = sc.loops[:len(sc.loops)-1]
+			sc.loops[n.Var], sc.depth = false, sc.depth-1
 			if err != nil {
 				return err
 			}
@@ -242,7 +243,7 @@ func (sc *scope) refs(pos Pos, text string, refs []Ref) error {
 	}
 	for _, r := range refs {
 		if r.Name != "" {
-			if _, ok := sc.vars[r.Name]; !ok && !contains(sc.loops, r.Name) {
+			if _, ok := sc.vars[r.Name]; !ok && !sc.loops[r.Name] {
 				return errorf(pos, "${%s}: no such variable (declare it under [variables] in the front matter)", r)
 			}
 			continue

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +9,22 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 )
 
-var keyRe = regexp.MustCompile(`^([A-Z][A-Za-z]*):\s*(.*)$`)
+// keyLine reads a step's "Key: value" line. It is read by hand, not by a
+// regexp: the line after the keys is the prompt, often a long one.
+func keyLine(line string) (key, val string, ok bool) {
+	s := strings.TrimSpace(line)
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return "", "", false
+	}
+	i := 1
+	for i < len(s) && ('a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) || s[i] != ':' {
+		return "", "", false
+	}
+	return s[:i], strings.TrimSpace(s[i+1:]), true
+}
 
 // stepKeys are the lines a step heading may be followed by.
 var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout"}
@@ -34,19 +48,19 @@ func (f *fileParser) step(num, title string, pos Pos) (*Step, error) {
 	for ; f.i < len(f.lines) && strings.TrimSpace(f.lines[f.i]) == ""; f.i++ {
 	}
 	for ; f.i < len(f.lines); f.i++ {
-		m := keyRe.FindStringSubmatch(strings.TrimSpace(f.lines[f.i]))
-		if m == nil {
+		k, v, ok := keyLine(f.lines[f.i])
+		if !ok {
 			break
 		}
-		if !contains(stepKeys, m[1]) {
-			return nil, errorf(f.pos(), "unknown step key %q (known: %s)", m[1], strings.Join(stepKeys, ", "))
+		if !contains(stepKeys, k) {
+			return nil, errorf(f.pos(), "unknown step key %q (known: %s)", k, strings.Join(stepKeys, ", "))
 		}
-		if _, dup := keys[m[1]]; dup {
-			return nil, errorf(f.pos(), "%s given twice", m[1])
+		if _, dup := keys[k]; dup {
+			return nil, errorf(f.pos(), "%s given twice", k)
 		}
-		keys[m[1]] = strings.TrimSpace(m[2])
-		if err := s.setKey(m[1], keys[m[1]]); err != nil {
-			return nil, errorf(f.pos(), "%s: %v", m[1], err)
+		keys[k] = v
+		if err := s.setKey(k, v); err != nil {
+			return nil, errorf(f.pos(), "%s: %v", k, err)
 		}
 	}
 	var body []string

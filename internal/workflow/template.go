@@ -42,6 +42,12 @@ var (
 // ParseRef reads the text of a reference (what stands between ${ and }).
 func ParseRef(s string) (Ref, error) {
 	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "steps.") {
+		if !nameRe.MatchString(s) {
+			return Ref{}, fmt.Errorf("${%s}: not a variable name", s)
+		}
+		return Ref{Name: s}, nil
+	}
 	if m := stepRefRe.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		r := Ref{Step: n, Field: m[3]}
@@ -54,13 +60,7 @@ func ParseRef(s string) (Ref, error) {
 		}
 		return r, nil
 	}
-	if strings.HasPrefix(s, "steps.") {
-		return Ref{}, fmt.Errorf("${%s}: want ${steps.N.FIELD} or ${steps.N[i].FIELD}", s)
-	}
-	if !nameRe.MatchString(s) {
-		return Ref{}, fmt.Errorf("${%s}: not a variable name", s)
-	}
-	return Ref{Name: s}, nil
+	return Ref{}, fmt.Errorf("${%s}: want ${steps.N.FIELD} or ${steps.N[i].FIELD}", s)
 }
 
 // segment is literal text or a reference.
@@ -72,13 +72,22 @@ type segment struct {
 // parseTemplate splits text into literals and ${...} references; $${ is a
 // literal ${ (for shell scripts that use their own ${VAR}).
 func parseTemplate(s string) ([]segment, error) {
+	// Literal segments are slices of s (a long prompt is not copied);
+	// $${ is its own segment.
 	var segs []segment
-	var lit strings.Builder
+	lit := 0 // where the literal text not yet in segs begins
+	flush := func(end int) {
+		if end > lit {
+			segs = append(segs, segment{lit: s[lit:end]})
+		}
+	}
 	for i := 0; i < len(s); {
 		switch {
 		case strings.HasPrefix(s[i:], "$${"):
-			lit.WriteString("${")
+			flush(i)
+			segs = append(segs, segment{lit: "${"})
 			i += 3
+			lit = i
 		case strings.HasPrefix(s[i:], "${"):
 			end := strings.IndexByte(s[i:], '}')
 			if end < 0 {
@@ -88,20 +97,20 @@ func parseTemplate(s string) ([]segment, error) {
 			if err != nil {
 				return nil, err
 			}
-			if lit.Len() > 0 {
-				segs = append(segs, segment{lit: lit.String()})
-				lit.Reset()
-			}
+			flush(i)
 			segs = append(segs, segment{ref: &r})
 			i += end + 1
+			lit = i
 		default:
-			lit.WriteByte(s[i])
-			i++
+			// Up to the next '$' (or the end) is literal.
+			next := strings.IndexByte(s[i+1:], '$')
+			if next < 0 {
+				next = len(s) - i - 1
+			}
+			i += 1 + next
 		}
 	}
-	if lit.Len() > 0 {
-		segs = append(segs, segment{lit: lit.String()})
-	}
+	flush(len(s))
 	return segs, nil
 }
 
