@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // bigTasks is the number of tasks of the benchmarks' files (issue 23: a
@@ -68,12 +70,14 @@ func BenchmarkParse(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				dir := b.TempDir()
+				cpu := proc.SelfCPU()
 				for range b.N {
 					tasks, err := Parse("big."+format, dir, data)
 					if bad != (err != nil) || (!bad && len(tasks) != bigTasks) {
 						b.Fatalf("%d tasks, error %v", len(tasks), err)
 					}
 				}
+				b.ReportMetric(float64(proc.SelfCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Entry is one process of the process table.
@@ -207,4 +209,15 @@ func RSS(pid int) (int64, bool) {
 		return 0, false
 	}
 	return pages * int64(os.Getpagesize()), true
+}
+
+// SelfCPU is the CPU time this process has used, user and system, every
+// thread: what a benchmark costs on a machine shared with other work,
+// where its wall time says more about the others.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

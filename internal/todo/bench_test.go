@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // bigPlan is a plan of n tasks, each with a prompt line: task i comes
@@ -28,11 +30,13 @@ func BenchmarkParse(b *testing.B) {
 	text := bigPlan(20000)
 	b.Run("parse", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
+		cpu := proc.SelfCPU()
 		for range b.N {
 			if p, err := Parse("big.md", text); err != nil || len(p.Tasks) != 20000 {
 				b.Fatal(err)
 			}
 		}
+		b.ReportMetric(float64(proc.SelfCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 	})
 	p, err := Parse("big.md", text)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/proc"
 )
 
 // bigWorkflow writes a workflow of n steps into dir: agent and shell steps
@@ -57,9 +59,11 @@ func bigWorkflow(b *testing.B, dir string, n int) string {
 func BenchmarkCompile(b *testing.B) {
 	path := bigWorkflow(b, b.TempDir(), 20000)
 	b.ResetTimer()
+	cpu := proc.SelfCPU()
 	for range b.N {
 		if p, err := Compile(path, nil); err != nil || p.Steps != 20000 {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(proc.SelfCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
