@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/events"
@@ -64,7 +62,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !e.json {
-		b, err := toml.Marshal(r.State)
+		b, err := session.Encode(&r.State)
 		if err != nil {
 			return err
 		}

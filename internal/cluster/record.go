@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Record is a remote session as every machine sees it: the same state a
@@ -89,6 +89,10 @@ type Request struct {
 	// RunFlags are flags of csa run for the worker's local run, as
 	// name=value (runner.RemoteFlags only).
 	RunFlags []string `json:"run_flags,omitempty"`
+	// RawBytes keeps the exact bytes of the fields above that are not
+	// UTF-8 (internal/verbatim): records and requests are written with
+	// verbatim.Marshal, read with decodeJSON.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // ErrNotFound: no remote session has the id.
@@ -109,7 +113,7 @@ func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
 		return nil, 0, fmt.Errorf("cluster: session %s: %w", id, err)
 	}
 	var r Record
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
+	if err := decodeJSON(e.Value(), &r); err != nil {
 		return nil, 0, fmt.Errorf("cluster: session %s: corrupt record: %w", id, err)
 	}
 	return &r, e.Revision(), nil
@@ -130,7 +134,7 @@ func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error)
 			}
 			return nil, err
 		}
-		b, err := json.Marshal(r)
+		b, err := verbatim.Marshal(r)
 		if err != nil {
 			return nil, err
 		}
@@ -151,4 +155,11 @@ func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error)
 func isWrongSequence(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// decodeJSON reads a record or a request, with the exact bytes of its
+// strings (verbatim.Unmarshal).
+func decodeJSON(data []byte, v any) error {
+	_, err := verbatim.Unmarshal(data, v)
+	return err
 }

@@ -114,7 +114,7 @@ func (w *Worker) pause(ctx context.Context, err error) {
 // dropped (no longer waiting), or started here.
 func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	var req Request
-	if err := json.Unmarshal(msg.Data(), &req); err != nil || req.ID == "" {
+	if err := decodeJSON(msg.Data(), &req); err != nil || req.ID == "" {
 		w.logf("worker %s: dropping a malformed request: %v", w.ID, err)
 		msg.Term()
 		return

@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Event types written by the core. Agent adapters add text, tool_call,
@@ -35,6 +37,21 @@ type Event struct {
 	TS   time.Time       `json:"ts"`
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data,omitempty"`
+	// RawBytes keeps, by JSON Pointer into Data, the exact bytes of the
+	// strings of Data that are not UTF-8 (which Data shows with U+FFFD):
+	// an agent's output is any bytes (internal/verbatim). Decode puts them
+	// back.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
+}
+
+// Decode unmarshals the event's data into v, a pointer, with the exact
+// bytes of its strings.
+func (e *Event) Decode(v any) error {
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return err
+	}
+	verbatim.Restore(v, e.RawBytes)
+	return nil
 }
 
 // Writer appends events with increasing sequence numbers. It is safe for
@@ -71,10 +88,11 @@ func (w *Writer) Emit(typ string, data any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", typ, err)
 	}
+	keep := verbatim.Of(raw, data)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seq++
-	line, err := json.Marshal(Event{Seq: w.seq, TS: w.now().UTC(), Type: typ, Data: raw})
+	line, err := json.Marshal(Event{Seq: w.seq, TS: w.now().UTC(), Type: typ, Data: raw, RawBytes: keep})
 	if err != nil {
 		return err
 	}

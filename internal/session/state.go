@@ -166,6 +166,16 @@ type State struct {
 
 	// Interactive is set for a session run in a tmux pane.
 	Interactive *Interactive `toml:"interactive,omitempty" json:"interactive,omitempty"`
+
+	// RawBytes holds, in base64 by JSON Pointer, the exact bytes of every
+	// field above that is not valid UTF-8 (a prompt in args, a path, an
+	// agent's answer), which the field itself shows with U+FFFD: TOML and
+	// JSON strings hold only text (internal/verbatim).
+	RawBytes map[string]string `toml:"raw_bytes,omitempty" json:"raw_bytes,omitempty"`
+	// Damaged names the fields of a state file that could not be read
+	// exactly (written by a csa that did not keep their bytes, or
+	// corrupted): they show what could be read, or nothing.
+	Damaged []string `toml:"damaged,omitempty" json:"damaged,omitempty"`
 }
 
 // Interactive is where an interactive session runs.
