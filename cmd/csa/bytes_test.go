@@ -57,7 +57,7 @@ func TestAnyBytesRoundTrip(t *testing.T) {
 	}
 	model := string(allBytes(1, ""))
 	argvPrompt := "digest\n" + string(allBytes(1, "")) // no NUL: it can go in argv
-	nulPrompt := "digest\n" + string(allBytes(0, "")) // a NUL: it goes on stdin
+	nulPrompt := "digest\n" + string(allBytes(0, ""))  // a NUL: it goes on stdin
 	file := filepath.Join(e.dir, "prompt")
 
 	digest := func(prompt string) string {

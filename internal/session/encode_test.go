@@ -91,7 +91,7 @@ func TestLoadSurvivesWhatItCannotDecode(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	text := string(data)
 	text = strings.Replace(text, "'exec', 'x'", "'exec', \"caf\xe9\"", 1)
-	text = strings.Replace(text, "model = 'm'", "model = 'm", 1)           // unterminated
+	text = strings.Replace(text, "model = 'm'", "model = 'm", 1)                // unterminated
 	text = strings.Replace(text, "message = 'boom'", "message = \"b\xffm\"", 1) // in a table
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
