@@ -233,7 +233,8 @@ func (w *Worker) heartbeats(ctx context.Context) {
 
 // reap marks the sessions of lost workers crashed.
 func (w *Worker) reap(ctx context.Context) {
-	r := &Reaper{C: w.C, Now: w.Now}
+	r := &Reaper{C: w.C, Now: w.Now, Self: w.ID}
+	r.Watch(ctx)
 	everyBeat(ctx, func() {
 		lost, err := r.Sweep(ctx)
 		for _, l := range lost {
