@@ -133,7 +133,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	w.add(req.ID)
 	w.ctl.hold(req.ID)
 	w.beat(ctx)
-	_, err := w.C.Update(ctx, req.ID, func(r *Record) error {
+	_, claimed, err := w.C.update(ctx, req.ID, 0, func(r *Record) error {
 		if r.Remote.attempt() < max(req.Attempt, 1) {
 			return errNotYet
 		}
@@ -167,7 +167,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		defer w.jobs.Done()
 		defer w.remove(req.ID)
 		defer w.ctl.release(req.ID)
-		w.run(context.WithoutCancel(ctx), req)
+		w.run(context.WithoutCancel(ctx), req, claimed)
 	}()
 }
 
