@@ -24,6 +24,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hogEnv) != "" {
+		hog()
+	}
 	dir, err := os.MkdirTemp("", "csa-cluster-test")
 	if err != nil {
 		panic(err)
