@@ -17,10 +17,6 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
-// noPreflight: the fake agent's runs start whatever memory the shared
-// machine has free (the worker's pre-flight check counts a real codex's).
-var noPreflight = []string{"no-preflight=true"}
-
 // BenchmarkClusterFaults times two of issue 16's fault bounds, which the
 // fault tests check happen but do not time: a worker SIGKILLed mid-run,
 // to its session reading crashed "worker lost" (bound 10 s), as another
@@ -68,7 +64,7 @@ func BenchmarkClusterFaults(b *testing.B) {
 			}
 		}
 		rec, err := c.Submit(context.Background(), cluster.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
-			ProjectRoot: proj, Labels: map[string]string{"role": vm.name}, RunFlags: noPreflight}, time.Now())
+			ProjectRoot: proj, Labels: map[string]string{"role": vm.name}}, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,7 +80,7 @@ func BenchmarkClusterFaults(b *testing.B) {
 
 		// csa kill of a remote run.
 		rec, err = c.Submit(context.Background(), cluster.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
-			ProjectRoot: proj, Labels: map[string]string{"role": "watch"}, RunFlags: noPreflight}, time.Now())
+			ProjectRoot: proj, Labels: map[string]string{"role": "watch"}}, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -68,10 +68,7 @@ func TestNoWorkerLostUnderLoad(t *testing.T) {
 	start := time.Now()
 	ids := make([]string, n)
 	for i := range ids {
-		// --no-preflight: the fake agent starts whatever memory the machine
-		// has free.
-		req := cluster.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj,
-			RunFlags: []string{"no-preflight=true"}}
+		req := cluster.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj}
 		rec, err := cl.Submit(context.Background(), req, time.Now())
 		if err != nil {
 			t.Fatal(err)
