@@ -24,6 +24,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hogEnv) != "" {
+		hog()
+	}
 	dir, err := os.MkdirTemp("", "csa-cluster-test")
 	if err != nil {
 		panic(err)
@@ -61,6 +64,12 @@ func newMachine(t *testing.T, name, url string) *machine {
 	fmt.Fprintf(&c, "[cluster]\nurl = %q\n", url)
 	for _, tl := range agents.All {
 		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
+	}
+	// The fake agent needs next to no memory: the runs start whatever the
+	// shared machine has free (the default estimates are the real agents').
+	c.WriteString("[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n")
+	for _, tl := range agents.All {
+		fmt.Fprintf(&c, "%s = 16\n", tl)
 	}
 	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
 		t.Fatal(err)
