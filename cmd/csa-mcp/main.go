@@ -20,7 +20,7 @@ import (
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
-                        session_status, wait, read_log, kill, review)
+                        session_status, wait, send, read_log, kill, review)
        csa-mcp hub --socket PATH [--config FILE] [--idle-exit D] [--cache DIR]
                         the MCP hub in the foreground: the servers of csa's configuration
                         ([mcp.servers] of the global file and of each client's project), or

@@ -133,7 +133,7 @@ func TestToolsRunAndFollowSessions(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,session_status,wait" {
+	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,send,session_status,wait" {
 		t.Fatalf("tools %s", got)
 	}
 
@@ -145,7 +145,7 @@ func TestToolsRunAndFollowSessions(t *testing.T) {
 	done := fmt.Sprint(r["session_id"])
 
 	// One started and left running, then stopped.
-	s := call(t, cs, "run", map[string]any{"prompt": "sleep 300", "tool": "codex", "wait": false}, false)
+	s := call(t, cs, "run", map[string]any{"prompt": "sleep 300s", "tool": "codex", "wait": false}, false)
 	live := fmt.Sprint(s["session_id"])
 	if len(live) != 26 {
 		t.Fatalf("spawn: %v", s)
