@@ -48,6 +48,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// fakeNeeds is the memory the fake agent is judged to need before it
+// starts: little, so that these tests do not depend on the machine's free
+// memory (a real tool's estimate is gigabytes).
+const fakeNeeds = "[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n" +
+	"claude-code = 64\ncodex = 64\ngemini-cli = 64\nopencode = 64\ncsa-agent = 64\n"
+
 // world is an isolated csa (state, config pointing every tool at the fake
 // agent, project) for MCP clients.
 type world struct {
@@ -66,6 +72,7 @@ func newWorld(t *testing.T) *world {
 	for _, tl := range agents.All {
 		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
 	}
+	c.WriteString(fakeNeeds)
 	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
