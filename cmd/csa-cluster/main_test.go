@@ -18,9 +18,9 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 )
 
-// bin holds csa, csa-cluster and the fake agent, built for these tests:
-// csa hands its cluster commands to the csa-cluster beside it, as
-// installed.
+// bin holds csa, csa-cluster, csa-mcp and the fake agent, built for these
+// tests: csa hands its cluster commands to the csa-cluster beside it, and
+// its MCP hub to the csa-mcp, as installed.
 var bin string
 
 func TestMain(m *testing.M) {
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-cluster", "./cmd/fakeagent")
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-cluster", "./cmd/csa-mcp", "./cmd/fakeagent")
 	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr

@@ -23,6 +23,7 @@
 //	retrying N M...  report N retries of a 429 in the tool's own format, then hang
 //	                 (with models M, only when the run's model is one of them)
 //	prompt           print the whole prompt as received, line by line
+//	mcp TOOL JSON    call TOOL of the MCP server csa gave the run (--mcp-config), print its text
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -156,7 +157,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "copy": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true, "retrying": true, "prompt": true,
+	"orphan": true, "retrying": true, "prompt": true, "mcp": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -231,6 +232,8 @@ func run(out emitter, step string) (code int, done bool) {
 		for _, k := range words[1:] {
 			out.text(fmt.Sprintf("%s=%s", k, os.Getenv(k)))
 		}
+	case "mcp":
+		return mcpCall(out, arg)
 	case "args":
 		b, _ := json.Marshal(os.Args[1:])
 		out.text(string(b))
