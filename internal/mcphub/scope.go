@@ -67,12 +67,12 @@ func (h *Hub) sweep(now time.Time) {
 	hubIdle := h.idle.after
 	h.mu.Unlock()
 	for _, s := range bs {
-		seen := seenBy(cls, s.b)
+		seen, gone := seenBy(cls, s.b), dirGone(s.key.project)
 		unseen := s.b.unseenFor(now, seen)
 		switch {
-		case dirGone(s.key.project) && !seen:
+		case gone && !seen:
 			h.forget(s.key, s.b, "its project directory is gone")
-		case dirGone(s.key.project):
+		case gone:
 			s.b.stopUnused("its project directory is gone")
 		default:
 			ttl := s.b.cfg.IdleTTL.Std()
