@@ -25,6 +25,7 @@
 //	prompt           print the whole prompt as received, line by line
 //	digest           print the SHA-256 of the prompt, the model and the working
 //	                 directory exactly as received (bytes that are not text too)
+//	mcp TOOL JSON    call TOOL of the MCP server csa gave the run (--mcp-config), print its text
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -159,7 +160,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "copy": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true, "retrying": true, "prompt": true, "digest": true,
+	"orphan": true, "retrying": true, "prompt": true, "digest": true, "mcp": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -234,6 +235,8 @@ func run(out emitter, step string) (code int, done bool) {
 		for _, k := range words[1:] {
 			out.text(fmt.Sprintf("%s=%s", k, os.Getenv(k)))
 		}
+	case "mcp":
+		return mcpCall(out, arg)
 	case "args":
 		b, _ := json.Marshal(os.Args[1:])
 		out.text(string(b))
