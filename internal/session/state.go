@@ -83,6 +83,7 @@ const (
 	FailCrashed     = "crashed"         // died on a signal, failed for no known reason, or lost its supervisor
 	FailNoResult    = "no_result"       // exited 0 without an answer
 	FailOOM         = "oom_killed"      // killed by the kernel for exceeding its memory limit
+	FailNoSpace     = "no_space"        // the disk holding the session filled up: csa stopped the run it could no longer record
 	FailRateLimited = "rate_limited"    // the provider answered 429 or overloaded
 	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
 	FailAuth        = "auth"            // the provider refused the credentials
@@ -91,7 +92,7 @@ const (
 
 // FailureClasses lists every class, in the order the README gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
-	FailInterrupted, FailKilled, FailStart, FailOOM, FailRefused}
+	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused}
 
 // RateLimited reports whether a failure class means the provider is
 // limiting the account: a reason to fail over to another model.

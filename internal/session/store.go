@@ -174,7 +174,11 @@ func (s *Store) Save(st *State) error {
 	if st.Status == Running {
 		return fsutil.WriteFileReplace(s.Path(st.ID, StateFile), data)
 	}
-	return fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
+	err = fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
+	if err != nil && st.Status.Ended() {
+		err = s.saveFromReserve(st.ID, data, err) // a full disk
+	}
+	return err
 }
 
 // Load reads the state of a full id.
