@@ -83,7 +83,7 @@ const maxLine = 64 << 20
 // at a time, endRoom the part of it kept for the line that ends a run (its
 // reason may name a long path).
 const (
-	keptRoom = 32 << 10
+	keptRoom = 16 << 10
 	endRoom  = 8 << 10
 )
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -67,18 +68,25 @@ func fallocate(f *os.File, mode uint32, off, n int64) error {
 	return &os.PathError{Op: "fallocate", Path: f.Name(), Err: ferr}
 }
 
-// Reserve creates path holding size bytes of allocated space, for
-// WriteFileFromRoom. Where the space cannot be had (a full disk, a file
-// system without fallocate) it leaves nothing and says why.
+// Reserve makes path a file holding size bytes of allocated space, for
+// WriteFileFromRoom; it replaces path at once, so a reader never finds a
+// smaller one. Where the space cannot be had (a full disk, a file system
+// without fallocate) it leaves nothing and says why.
 func Reserve(path string, size int64) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, FileMode)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("reserve %s: %w", path, err)
 	}
 	err = fallocate(f, 0, 0, size)
+	if err == nil {
+		err = f.Chmod(FileMode)
+	}
 	f.Close()
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
 	if err != nil {
-		os.Remove(path)
+		os.Remove(f.Name())
 		return fmt.Errorf("reserve %s: %w", path, err)
 	}
 	return nil

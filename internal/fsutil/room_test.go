@@ -53,7 +53,62 @@ func TestReserveOnFullDisk(t *testing.T) {
 	if err := fsutil.Reserve(room, 64<<10); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("Reserve on a full disk: %v, want ENOSPC", err)
 	}
-	if _, err := os.Stat(room); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a failed Reserve left %s: %v", room, err)
+	if names, _ := filepath.Glob(room + "*"); len(names) > 0 {
+		t.Errorf("a failed Reserve left %v", names)
 	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".room*")); len(names) > 0 {
+		t.Errorf("a failed Reserve left %v", names)
+	}
+}
+
+// BenchmarkSetAside is what each run pays for the space set aside for a
+// full disk: events.jsonl's room kept and given back (the store's reserve
+// for the final state is made once, not per run: BenchmarkReserve). On the
+// temporary directory's file system and on /dev/shm (tmpfs).
+func BenchmarkSetAside(b *testing.B) {
+	for _, where := range []string{"disk", "tmpfs"} {
+		b.Run(where, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(benchDir(b, where), "events.jsonl"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for range b.N {
+				if err := fsutil.KeepRoom(f, 0, 16<<10); err != nil {
+					b.Fatal(err)
+				}
+				if err := fsutil.FreeRoom(f, 0, 16<<10); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReserve is a reserve made and removed: what a run would pay
+// for a reserve of its own.
+func BenchmarkReserve(b *testing.B) {
+	for _, where := range []string{"disk", "tmpfs"} {
+		b.Run(where, func(b *testing.B) {
+			room := filepath.Join(benchDir(b, where), "end.reserve")
+			for range b.N {
+				if err := fsutil.Reserve(room, 64<<10); err != nil {
+					b.Fatal(err)
+				}
+				os.Remove(room)
+			}
+		})
+	}
+}
+
+func benchDir(b *testing.B, where string) string {
+	if where == "disk" {
+		return b.TempDir()
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "setaside-")
+	if err != nil {
+		b.Skip("no /dev/shm")
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

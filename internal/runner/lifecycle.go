@@ -79,8 +79,8 @@ func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
 	l := &life{s: s, run: run, ev: ev, giveUp: make(chan *ending, 1), full: make(chan *ending, 1)}
 	ev.OnFailure(l.noSpace)
 	// Space for the state that ends the run, should the disk fill up: if
-	// there is none now, the end is recorded when there is.
-	s.Store.Reserve(run.Spec.SessionID)
+	// none can be had now, the end is recorded when there is room.
+	s.Store.Reserve()
 	l.touch()
 	ev.Emit(events.SessionCreated, created)
 	return l, nil
@@ -92,7 +92,6 @@ func (l *life) close() {
 		l.keeper.Release()
 	}
 	l.ev.Close()
-	l.s.Store.Unreserve(l.run.Spec.SessionID)
 }
 
 func (l *life) touch() { l.lastOutput.Store(time.Now().UnixNano()) }

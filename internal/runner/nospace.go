@@ -8,9 +8,9 @@ import (
 // A run whose records (output.log, stderr.log, events.jsonl, state.toml)
 // can no longer be written for lack of space is stopped: csa could not
 // tell what it did. It ends failed, class no_space, the reason naming the
-// file and the error; the space set aside at its start (the events
-// writer's room, the session's reserve) lets that end be recorded while
-// the disk stays full.
+// file and the error; the space set aside beforehand (the events writer's
+// room, the store's reserve) lets that end be recorded while the disk
+// stays full.
 
 // noSpace stops the run at the first write that failed for lack of space
 // (other failures are not the disk's being full, and are let be).

@@ -55,7 +55,6 @@ func Reconcile(ctx context.Context, store *session.Store, st *session.State, now
 	if decided != nil {
 		// What the supervisor left for its end is of no more use.
 		store.ClearNoSpace(st.ID)
-		store.Unreserve(st.ID)
 		events.GiveBackRoom(store.Path(st.ID, session.EventsFile))
 	}
 	closePane(ctx, upd)

@@ -1,5 +1,5 @@
 // Package tmpfstest mounts a small tmpfs for a test: a real file system
-// that fills up. Mounting needs root: a test without it is skipped, except
+// that fills up (or a ramfs: one that cannot set space aside). Mounting needs root: a test without it is skipped, except
 // under CI (CI set), which runs as root and where it fails.
 package tmpfstest
 
@@ -16,12 +16,24 @@ import (
 // the test ends, and returns the directory.
 func Mount(t testing.TB, size int64) string {
 	t.Helper()
+	return mount(t, "tmpfs", fmt.Sprintf("size=%d,mode=0700", size))
+}
+
+// MountNoPrealloc mounts a file system that cannot preallocate (ramfs: no
+// fallocate, no size limit), unmounted when the test ends.
+func MountNoPrealloc(t testing.TB) string {
+	t.Helper()
+	return mount(t, "ramfs", "mode=0700")
+}
+
+func mount(t testing.TB, fstype, opts string) string {
+	t.Helper()
 	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+	if err := syscall.Mount(fstype, dir, fstype, 0, opts); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs as root: mount a tmpfs on %s: %v", dir, err)
+			t.Fatalf("CI runs as root: mount a %s on %s: %v", fstype, dir, err)
 		}
-		t.Skipf("cannot mount a tmpfs (root only): %v", err)
+		t.Skipf("cannot mount a %s (root only): %v", fstype, err)
 	}
 	// Lazily: a process the test left behind must not keep it mounted.
 	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
