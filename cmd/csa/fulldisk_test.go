@@ -228,3 +228,36 @@ func TestCrashGivesBackEventsRoom(t *testing.T) {
 		t.Errorf("events.jsonl: %d bytes still on %d of disk", size, blocks)
 	}
 }
+
+// A disk already full when a run begins (the store's reserve made by an
+// earlier run) ends it before its program starts: failed, no_space, no
+// program run.
+func TestFullDiskBeforeTheStart(t *testing.T) {
+	e := newEnv(t)
+	mnt := onTmpfs(t, e, 2<<20)
+	e.csa(0, "run", "--no-preflight", "--tool", "codex", "echo first")
+	tmpfstest.Fill(t, mnt)
+	ran := filepath.Join(e.dir, "ran")
+	out := e.csa(1, "run", "--json", "--no-preflight", "--tool", "codex", "pidfile "+ran+"; sleep 60s")
+	var res struct {
+		ID       string `json:"session_id"`
+		Status   string
+		ExitCode *int `json:"exit_code"`
+		Failure  *session.Failure
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("csa run --json printed %q: %v", out, err)
+	}
+	if res.Status != "failed" || res.Failure == nil || res.Failure.Class != session.FailNoSpace || res.ExitCode != nil ||
+		!strings.Contains(res.Failure.Message, "events.jsonl: no space left on device") {
+		t.Fatalf("run: %s, exit %v, %+v; want failed, no_space naming events.jsonl, no exit code", res.Status, res.ExitCode, res.Failure)
+	}
+	var st session.State
+	json.Unmarshal([]byte(e.csa(0, "inspect", "--json", res.ID)), &st)
+	if st.PID != 0 {
+		t.Errorf("a program was started (pid %d)", st.PID)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the agent ran")
+	}
+}

@@ -211,7 +211,11 @@ func (w *Writer) makeRoom(n int64, last bool) error {
 	case last:
 		return nil // whatever fits
 	}
-	return fmt.Errorf("write %s: %w", w.f.Name(), err)
+	// Said as the write it stands for.
+	if e := errors.Unwrap(err); e != nil {
+		err = e
+	}
+	return &os.PathError{Op: "write", Path: w.f.Name(), Err: err}
 }
 
 // Close gives back the room kept past the end of the file and closes it.

@@ -24,6 +24,17 @@ func (l *life) noSpace(err error) {
 	}
 }
 
+// fullAlready is the ending of a run whose records could not be written
+// before its program started (nil if they could): it is not started.
+func (l *life) fullAlready() *ending {
+	select {
+	case end := <-l.full:
+		return end
+	default:
+		return nil
+	}
+}
+
 // unrecorded leaves word of an end that could not be recorded for lack of
 // space (err), for whoever next looks at the session: it is failed, for
 // that reason, and its supervisor did not die.

@@ -60,6 +60,9 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	if end := l.preRun(ctx); end != nil {
 		return l.finish(nil, end, agents.Outcome{}, nil)
 	}
+	if end := l.fullAlready(); end != nil {
+		return l.finish(nil, end, agents.Outcome{}, nil)
+	}
 	outLog, errLog, err := s.openLogs(id)
 	if err != nil {
 		return nil, err
