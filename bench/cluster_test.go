@@ -46,6 +46,12 @@ func newClusterMachine(b *testing.B, name, url string) *clusterMachine {
 	for _, tl := range agents.All {
 		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, agentBin)
 	}
+	// The fake agent needs next to no memory: the runs start whatever the
+	// shared machine has free (the default estimates are the real agents').
+	c.WriteString("[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n")
+	for _, tl := range agents.All {
+		fmt.Fprintf(&c, "%s = 16\n", tl)
+	}
 	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
 		b.Fatal(err)
 	}

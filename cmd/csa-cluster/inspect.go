@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/events"
@@ -24,8 +22,9 @@ type inspectView struct {
 	Hooks  []events.Event `json:"hooks"`
 }
 
-// lookRemote reads session id's record, reaped: a session whose worker is
-// lost reads crashed.
+// lookRemote reads session id's record, reaped: a session whose worker's
+// heartbeat is gone from the cluster reads crashed (one look cannot tell
+// a worker silent for 5 s; csa wait and logs -f watch long enough).
 func lookRemote(ctx context.Context, c *cluster.Cluster, e *env, id string) (*cluster.Record, error) {
 	r, _, err := c.Get(ctx, id)
 	if err != nil {
@@ -34,11 +33,7 @@ func lookRemote(ctx context.Context, c *cluster.Cluster, e *env, id string) (*cl
 	if r.Status.Ended() {
 		return r, nil
 	}
-	beats, err := c.Beats(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return (&cluster.Reaper{C: c, Now: e.now}).Check(ctx, r, beats)
+	return (&cluster.Reaper{C: c, Now: e.now}).Check(ctx, r)
 }
 
 // runInspect is `csa inspect` for a remote session.
@@ -64,7 +59,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !e.json {
-		b, err := toml.Marshal(r.State)
+		b, err := session.Encode(&r.State)
 		if err != nil {
 			return err
 		}

@@ -18,18 +18,21 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 )
 
-// bin holds csa, csa-cluster and the fake agent, built for these tests:
-// csa hands its cluster commands to the csa-cluster beside it, as
-// installed.
+// bin holds csa, csa-cluster, csa-mcp and the fake agent, built for these
+// tests: csa hands its cluster commands to the csa-cluster beside it, and
+// its MCP hub to the csa-mcp, as installed.
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hogEnv) != "" {
+		hog()
+	}
 	dir, err := os.MkdirTemp("", "csa-cluster-test")
 	if err != nil {
 		panic(err)
 	}
 	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-cluster", "./cmd/fakeagent")
+	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/csa", "./cmd/csa-cluster", "./cmd/csa-mcp", "./cmd/fakeagent")
 	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -42,6 +45,12 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// fakeNeeds is the memory the fake agent is judged to need before it
+// starts (csa's and the worker's pre-flight checks): little, so that these
+// tests do not depend on the machine's free memory.
+const fakeNeeds = "[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n" +
+	"claude-code = 64\ncodex = 64\ngemini-cli = 64\nopencode = 64\ncsa-agent = 64\n"
 
 // machine is one csa installation: its own HOME, state directory and
 // configuration (every tool is the fake agent, [cluster] url set).
@@ -62,6 +71,7 @@ func newMachine(t *testing.T, name, url string) *machine {
 	for _, tl := range agents.All {
 		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
 	}
+	c.WriteString(fakeNeeds)
 	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		deadline = time.After(*timeout)
 	}
 	reaper := &cluster.Reaper{C: c, Now: e.now}
+	reaper.Watch(ctx)
 	var shown []byte
 	for {
 		entries, err := look(ctx, c, reaper, ids)
@@ -92,17 +93,13 @@ func runWait(ctx context.Context, e *env, args []string) error {
 }
 
 func look(ctx context.Context, c *cluster.Cluster, reaper *cluster.Reaper, ids []string) ([]waitEntry, error) {
-	beats, err := reaper.Beats(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]waitEntry, len(ids))
 	for i, id := range ids {
 		r, _, err := c.Get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if r, err = reaper.Check(ctx, r, beats); err != nil {
+		if r, err = reaper.Check(ctx, r); err != nil {
 			return nil, err
 		}
 		out[i] = waitEntry{ID: r.ID, Tool: r.Tool, State: string(r.Status), ExitCode: r.ExitCode, Failure: r.Failure,

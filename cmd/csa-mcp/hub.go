@@ -105,11 +105,12 @@ func runConnect(args []string) int {
 	socket := fs.String("socket", "", "the hub's unix socket")
 	only := fs.String("only", "", "comma-separated servers to see (default: all)")
 	project := fs.String("project", "", "project root, for project-scoped and project-defined servers")
+	scope := fs.String("scope", "", "the project whose instances of project-scoped servers to share (default: --project)")
 	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	hello := mcphub.Hello{Project: *project, Caller: caller()}
+	hello := mcphub.Hello{Project: *project, Scope: *scope, Caller: caller()}
 	if *only != "" {
 		hello.Only = strings.Split(*only, ",")
 	}

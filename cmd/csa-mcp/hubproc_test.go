@@ -25,9 +25,9 @@ type hubProc struct {
 	exited chan error
 }
 
-// startHub runs `csa-mcp hub` with conf as its config file and waits
-// until it listens.
-func startHub(t *testing.T, w *world, conf string) *hubProc {
+// startHub runs `csa-mcp hub` with conf as its config file (and args)
+// and waits until it listens.
+func startHub(t *testing.T, w *world, conf string, args ...string) *hubProc {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hub")
 	if err != nil {
@@ -42,7 +42,7 @@ func startHub(t *testing.T, w *world, conf string) *hubProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.cmd = exec.Command(filepath.Join(bin, "csa-mcp"), "hub", "--socket", h.socket, "--config", cfg)
+	h.cmd = exec.Command(filepath.Join(bin, "csa-mcp"), append([]string{"hub", "--socket", h.socket, "--config", cfg}, args...)...)
 	h.cmd.Env, h.cmd.Stderr = w.env, logf
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)

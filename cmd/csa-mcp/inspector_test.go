@@ -76,7 +76,7 @@ func TestInspectorDrivesCSAMCPServer(t *testing.T) {
 	w := newWorld(t)
 	server := []string{filepath.Join(bin, "csa"), "mcp-server"}
 	names := toolNames(t, inspect(t, w, server, "--method", "tools/list"))
-	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,session_status,wait" {
+	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,send,session_status,wait" {
 		t.Fatalf("tools: %s", got)
 	}
 	run := resultText(t, inspect(t, w, server, "--method", "tools/call", "--tool-name", "run",

@@ -20,7 +20,7 @@ import (
 )
 
 const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
-                        session_status, wait, read_log, kill, review)
+                        session_status, wait, send, read_log, kill, review)
        csa-mcp hub --socket PATH [--config FILE] [--idle-exit D] [--cache DIR]
                         the MCP hub in the foreground: the servers of csa's configuration
                         ([mcp.servers] of the global file and of each client's project), or
@@ -28,8 +28,10 @@ const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: ru
                         socket PATH; exits after D (default mcp.idle_exit; with --config,
                         never) with no client, on csa-mcp stop, SIGINT or SIGTERM; lazy
                         servers' tool lists kept in DIR (default: the state directory's mcp-known)
-       csa-mcp connect --socket PATH [--only a,b] [--project DIR]
-                        a stdio MCP server bridging to the hub on PATH (started if none answers)
+       csa-mcp connect --socket PATH [--only a,b] [--project DIR] [--scope DIR]
+                        a stdio MCP server bridging to the hub on PATH (started if none answers),
+                        seeing DIR's servers; project-scoped ones shared with the project of
+                        --scope (default --project)
        csa-mcp status --socket PATH [--json]
                         the hub's clients and backends (state, pid, RSS, calls, queue, restarts);
                         exit 3 when no hub answers

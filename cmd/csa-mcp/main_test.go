@@ -48,6 +48,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// fakeNeeds is the memory the fake agent is judged to need before it
+// starts: little, so that these tests do not depend on the machine's free
+// memory (a real tool's estimate is gigabytes).
+const fakeNeeds = "[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n" +
+	"claude-code = 64\ncodex = 64\ngemini-cli = 64\nopencode = 64\ncsa-agent = 64\n"
+
 // world is an isolated csa (state, config pointing every tool at the fake
 // agent, project) for MCP clients.
 type world struct {
@@ -66,6 +72,7 @@ func newWorld(t *testing.T) *world {
 	for _, tl := range agents.All {
 		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
 	}
+	c.WriteString(fakeNeeds)
 	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +140,7 @@ func TestToolsRunAndFollowSessions(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,session_status,wait" {
+	if got := strings.Join(names, ","); got != "kill,list_sessions,read_log,review,run,send,session_status,wait" {
 		t.Fatalf("tools %s", got)
 	}
 
@@ -145,7 +152,7 @@ func TestToolsRunAndFollowSessions(t *testing.T) {
 	done := fmt.Sprint(r["session_id"])
 
 	// One started and left running, then stopped.
-	s := call(t, cs, "run", map[string]any{"prompt": "sleep 300", "tool": "codex", "wait": false}, false)
+	s := call(t, cs, "run", map[string]any{"prompt": "sleep 300s", "tool": "codex", "wait": false}, false)
 	live := fmt.Sprint(s["session_id"])
 	if len(live) != 26 {
 		t.Fatalf("spawn: %v", s)

@@ -211,8 +211,8 @@ func withPrompt(inv Invocation, prompt, stdinArg string) Invocation {
 }
 
 // promptOnStdin decides when argv cannot carry the prompt: too long for
-// argv (and visible in ps), or starting with "-", which every program would
-// parse as an option.
+// argv (and visible in ps), starting with "-", which every program would
+// parse as an option, or holding a NUL byte, which ends an argument.
 func promptOnStdin(prompt string) bool {
-	return len(prompt) > MaxArgvPrompt || strings.HasPrefix(prompt, "-")
+	return len(prompt) > MaxArgvPrompt || strings.HasPrefix(prompt, "-") || strings.IndexByte(prompt, 0) >= 0
 }

@@ -3,7 +3,6 @@ package batch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/taskgraph"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // record is one line of a batch's journal.
@@ -25,6 +25,9 @@ type record struct {
 	State  string `json:"state,omitempty"`
 	Class  string `json:"class,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// RawBytes: the exact bytes of a reason that is not UTF-8
+	// (internal/verbatim).
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // journal appends records to journal.jsonl, each written whole and
@@ -64,7 +67,7 @@ func openJournal(dir string, now func() time.Time) (*journal, error) {
 }
 
 func (j *journal) add(r record) error {
-	line, err := json.Marshal(r)
+	line, err := verbatim.Marshal(&r)
 	if err != nil {
 		return err
 	}
@@ -124,7 +127,7 @@ func replay(dir string) (map[string]*progress, error) {
 			continue
 		}
 		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
+		if _, err := verbatim.Unmarshal(line, &r); err != nil {
 			if i == len(lines)-1 { // torn: no newline after it
 				break
 			}

@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Store keeps a project's batches, one directory each: <dir>/<ID>/ holds
@@ -31,6 +31,9 @@ type Batch struct {
 	Parallel  int       `json:"parallel"`       // 0: as the slots allow
 	FailFast  bool      `json:"fail_fast"`
 	Tasks     []Task    `json:"tasks"`
+	// RawBytes keeps the exact bytes of the prompts and paths above that
+	// are not UTF-8 (internal/verbatim): a resumed batch runs them as given.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // ErrBusy refuses to run a batch another csa batch is running.
@@ -59,7 +62,7 @@ func (s *Store) Create(b *Batch, now time.Time) error {
 	if err := fsutil.MkdirPrivate(s.dir(b.ID)); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(b, "", "  ")
+	data, err := verbatim.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -73,7 +76,7 @@ func (s *Store) Get(id string) (*Batch, error) {
 		return nil, fmt.Errorf("batch %s: %w", id, err)
 	}
 	var b Batch
-	if err := json.Unmarshal(data, &b); err != nil {
+	if _, err := verbatim.Unmarshal(data, &b); err != nil {
 		return nil, fmt.Errorf("batch %s: batch.json: %w", id, err)
 	}
 	return &b, nil

@@ -20,7 +20,8 @@ const followEvery = 50 * time.Millisecond
 
 // run starts req here and mirrors its local session into the cluster
 // until it ends: its state into the record, its events to its subject.
-func (w *Worker) run(ctx context.Context, req Request) {
+// claimed is the record's revision written by the claim.
+func (w *Worker) run(ctx context.Context, req Request, claimed uint64) {
 	if kill, _ := w.ctl.killWanted(req.ID); kill {
 		w.logf("worker %s: %s killed before it started", w.ID, req.ID)
 		w.markKilled(ctx, req.ID)
@@ -49,7 +50,7 @@ func (w *Worker) run(ctx context.Context, req Request) {
 			w.logf("worker %s: killing %s: %v", w.ID, req.ID, err)
 		}
 	}
-	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc, attempt: max(req.Attempt, 1)}
+	f := &follower{w: w, id: req.ID, localID: localID, store: store, scratch: sc, attempt: max(req.Attempt, 1), rev: claimed}
 	if req.Retries > 0 {
 		f.keptTree = req.Tree
 	}
@@ -91,7 +92,10 @@ type follower struct {
 	attempt  int
 	keptTree *TreeRef
 	checked  time.Time // when the record last said the run is still ours
-	killing  bool      // the record's kill request is being carried out
+	// rev is the record's revision this worker last wrote or read: a
+	// read older than it (a replica behind) says nothing of the run.
+	rev     uint64
+	killing bool // the record's kill request is being carried out
 	// raw and stderr are the program's standard output and error, sent
 	// as they are read (not by line).
 	raw, stderr *os.File
@@ -129,23 +133,8 @@ func (f *follower) follow(ctx context.Context) {
 			f.keptTree = nil
 		}
 		if err == nil && !reflect.DeepEqual(st, f.last) {
-			rec, uerr := f.w.C.Update(ctx, f.id, func(r *Record) error {
-				if r.Status.Ended() || f.notOurs(r) != "" {
-					return session.ErrNoChange
-				}
-				mirror(r, st)
-				if f.diff != nil {
-					r.Remote.Diff = f.diff
-				}
-				return nil
-			})
-			if uerr != nil {
-				f.w.logf("worker %s: record %s: %v", f.w.ID, f.id, uerr)
-			} else {
-				f.last = st
-				if rec.Status.Ended() {
-					return
-				}
+			if f.record(ctx, st) {
+				return
 			}
 		}
 		select {
@@ -156,6 +145,27 @@ func (f *follower) follow(ctx context.Context) {
 	}
 }
 
+// record mirrors local state st into the record, unless the run is no
+// longer this worker's; it reports whether the record has ended.
+func (f *follower) record(ctx context.Context, st *session.State) bool {
+	rec, rev, err := f.w.C.update(ctx, f.id, f.rev, func(r *Record) error {
+		if r.Status.Ended() || f.notOurs(r) != "" {
+			return session.ErrNoChange
+		}
+		mirror(r, st)
+		if f.diff != nil {
+			r.Remote.Diff = f.diff
+		}
+		return nil
+	})
+	if err != nil {
+		f.w.logf("worker %s: record %s: %v", f.w.ID, f.id, err)
+		return false
+	}
+	f.last, f.rev = st, max(f.rev, rev)
+	return rec.Status.Ended()
+}
+
 // ownershipEvery is how often a follower makes sure the run is still its
 // worker's: a worker cut off long enough to be declared lost finds, once
 // it can reach the cluster again, its run crashed or queued again.
@@ -164,10 +174,11 @@ const ownershipEvery = time.Second
 // disowned says why the run is no longer this worker's to run ("" while
 // it is).
 func (f *follower) disowned(ctx context.Context) string {
-	r, _, err := f.w.C.Get(ctx, f.id)
-	if err != nil {
-		return "" // unknown: go on
+	r, rev, err := f.w.C.Get(ctx, f.id)
+	if err != nil || rev < f.rev {
+		return "" // unknown, or a replica behind: go on
 	}
+	f.rev = rev
 	if why := f.notOurs(r); why != "" {
 		return why
 	}

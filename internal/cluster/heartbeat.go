@@ -23,7 +23,11 @@ type Heartbeat struct {
 	At        time.Time `json:"at"` // the worker's clock, for display only
 }
 
-// Beats reads every worker's heartbeat with its revision.
+// Beats reads every worker's heartbeat with its revision, for display
+// (csa cluster status). A listing of the bucket can miss a worker: the
+// client's listing ends without an error when its call times out, and it
+// skips a key rewritten while it reads. Liveness never rests on it
+// (Reaper watches the bucket instead).
 func (c *Cluster) Beats(ctx context.Context) (map[string]Beat, error) {
 	out := map[string]Beat{}
 	err := retry(ctx, func(ctx context.Context) error {
@@ -35,6 +39,9 @@ func (c *Cluster) Beats(ctx context.Context) (map[string]Beat, error) {
 		var keys []string
 		for k := range lister.Keys() {
 			keys = append(keys, k)
+		}
+		if err := ctx.Err(); err != nil {
+			return err // cut short: try again
 		}
 		for _, k := range keys {
 			if k == clockKey {
@@ -63,92 +70,118 @@ type Beat struct {
 	Revision uint64
 }
 
-// Liveness tells lost workers from live ones by watching their heartbeats
-// change on the observer's own clock: a worker is lost when its heartbeat
-// is gone, or has not changed for LostAfter since this observer first
-// saw its current revision and since the bucket last became healthy.
+// Liveness tells lost workers from live ones on one observer's clock,
+// from a complete read of the workers bucket in order (a watch of it):
+// Saw for each heartbeat read, Covered once the read has reached a probe
+// the observer wrote, Unhealthy while the bucket or the observer did not
+// keep up.
 //
-// A heartbeat that did not change while the bucket took no writes (its
-// stream was electing a leader after a server was lost, which under load
-// takes longer than LostAfter) or while the observer itself was stalled
-// says nothing about the worker: the time before the observer saw the
-// bucket healthy again does not count.
+// A worker is silent when a probe written LostAfter after its last
+// heartbeat was read has come back through the read with no newer
+// heartbeat before it, the bucket taking writes promptly all along. That
+// is evidence of absence over the whole window; nothing else is: a read
+// that failed, timed out or has not reached the probe yet says nothing,
+// however long it lasts, and so does time when the bucket took no writes
+// (its stream electing a leader after a server was lost, which under
+// load takes longer than LostAfter) or the observer was stalled.
 type Liveness struct {
-	now     func() time.Time
-	seen    map[string]sighting
+	seen    map[string]*sighting
+	covered time.Time // the read holds every heartbeat written before this
 	healthy time.Time // since when the bucket and the observer have kept up
 }
 
 type sighting struct {
 	rev uint64
-	at  time.Time
+	at  time.Time // when this observer read rev
 	hb  Heartbeat
+	// lost: reported lost at rev (a newer heartbeat clears it).
+	lost bool
 }
 
-// NewLiveness starts observing; now is the observer's clock.
-func NewLiveness(now func() time.Time) *Liveness {
-	return &Liveness{now: now, seen: map[string]sighting{}}
+// NewLiveness starts observing.
+func NewLiveness() *Liveness {
+	return &Liveness{seen: map[string]*sighting{}}
 }
 
-// Observe records the heartbeats just read and returns the workers now
-// lost, with the sessions each had last said it ran. A worker counts as
-// lost once; it is forgotten then.
-func (l *Liveness) Observe(beats map[string]Beat) map[string][]string {
-	now := l.now()
-	lost := map[string][]string{}
-	for id, s := range l.seen {
-		b, ok := beats[id]
-		switch {
-		case !ok:
-			lost[id] = s.hb.Running
-			delete(l.seen, id)
-		case b.Revision != s.rev:
-			l.seen[id] = sighting{b.Revision, now, b.Heartbeat}
-		case l.unchanged(s, now) >= LostAfter:
-			lost[id] = s.hb.Running
-			delete(l.seen, id)
-		}
+// Saw records that worker id's heartbeat at revision rev was read at at;
+// hb nil: the revision is known but not its heartbeat (read elsewhere, or
+// the key deleted). A revision no newer than the last changes nothing.
+func (l *Liveness) Saw(id string, rev uint64, hb *Heartbeat, at time.Time) {
+	s := l.seen[id]
+	switch {
+	case s == nil:
+		s = &sighting{rev: rev, at: at}
+		l.seen[id] = s
+	case rev > s.rev:
+		s.rev, s.at, s.lost = rev, at, false
+	case rev < s.rev || hb == nil:
+		return
 	}
-	for id, b := range beats {
-		if _, gone := lost[id]; gone {
-			continue
-		}
-		if _, ok := l.seen[id]; !ok {
-			l.seen[id] = sighting{b.Revision, now, b.Heartbeat}
-		}
+	if hb != nil {
+		s.hb = *hb
 	}
-	return lost
 }
 
-// Lost reports whether worker id is lost as far as this observer can
-// tell: not in beats at all, or unchanged for LostAfter.
-func (l *Liveness) Lost(id string, beats map[string]Beat) bool {
-	b, ok := beats[id]
-	if !ok {
-		return true
+// Covered records that the read holds everything written to the bucket
+// before sent (when a probe it has read back was written).
+func (l *Liveness) Covered(sent time.Time) {
+	if sent.After(l.covered) {
+		l.covered = sent
 	}
-	s, seen := l.seen[id]
-	if !seen || s.rev != b.Revision {
-		l.seen[id] = sighting{b.Revision, l.now(), b.Heartbeat}
-		return false
-	}
-	return l.unchanged(s, l.now()) >= LostAfter
 }
 
-// Unhealthy records that until at the bucket took no writes or the
-// observer could not keep up: a heartbeat unchanged until then is not
-// counted against its worker.
+// Unhealthy records that until at the bucket took no writes promptly, or
+// the read or the observer fell behind: a heartbeat unchanged until then
+// is not held against its worker.
 func (l *Liveness) Unhealthy(at time.Time) {
 	if at.After(l.healthy) {
 		l.healthy = at
 	}
 }
 
-// unchanged is how long s has stood still while the bucket was healthy.
-func (l *Liveness) unchanged(s sighting, now time.Time) time.Duration {
+// Silence is a worker found silent: its last revision read, and the
+// sessions its last heartbeat named.
+type Silence struct {
+	ID       string
+	Revision uint64
+	Running  []string
+}
+
+// Silent lists the workers silent for LostAfter and not yet reported
+// lost.
+func (l *Liveness) Silent() []Silence {
+	var out []Silence
+	for id, s := range l.seen {
+		if !s.lost && l.silent(s) {
+			out = append(out, Silence{ID: id, Revision: s.rev, Running: s.hb.Running})
+		}
+	}
+	return out
+}
+
+// Known is worker id's last revision read, and whether it is silent (or
+// was reported lost at it).
+func (l *Liveness) Known(id string) (rev uint64, silent, ok bool) {
+	s := l.seen[id]
+	if s == nil {
+		return 0, false, false
+	}
+	return s.rev, s.lost || l.silent(s), true
+}
+
+// Lost records that worker id was reported lost at revision rev.
+func (l *Liveness) Lost(id string, rev uint64) {
+	if s := l.seen[id]; s != nil && s.rev == rev {
+		s.lost = true
+	}
+}
+
+// silent: from when s was read, or the bucket became healthy again,
+// until what the read covers, LostAfter passed.
+func (l *Liveness) silent(s *sighting) bool {
 	since := s.at
 	if l.healthy.After(since) {
 		since = l.healthy
 	}
-	return now.Sub(since)
+	return l.covered.Sub(since) >= LostAfter
 }

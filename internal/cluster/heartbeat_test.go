@@ -6,68 +6,120 @@ import (
 	"time"
 )
 
-// A worker is lost when its heartbeat stops changing for LostAfter on the
-// observer's clock, or is gone; a changing one never is.
-func TestLiveness(t *testing.T) {
-	now := time.Unix(1000, 0)
-	l := NewLiveness(func() time.Time { return now })
-	beats := map[string]Beat{
-		"a": {Heartbeat: Heartbeat{ID: "a", Running: []string{"s1"}}, Revision: 1},
-		"b": {Heartbeat: Heartbeat{ID: "b", Running: []string{"s2", "s3"}}, Revision: 2},
-		"c": {Heartbeat: Heartbeat{ID: "c", Running: []string{"s4"}}, Revision: 3},
-	}
-	if lost := l.Observe(beats); len(lost) != 0 {
-		t.Fatalf("first sight: lost %v", lost)
-	}
-	// a keeps beating, b stops, c disappears.
-	for i := 1; i <= 5; i++ {
-		now = now.Add(time.Second)
-		beats["a"] = Beat{Heartbeat: beats["a"].Heartbeat, Revision: uint64(10 + i)}
-		if i == 2 {
-			delete(beats, "c")
-		}
-		lost := l.Observe(beats)
-		switch i {
-		case 2:
-			if !slices.Equal(lost["c"], []string{"s4"}) || len(lost) != 1 {
-				t.Fatalf("after c's heartbeat is gone: lost %v", lost)
-			}
-		case 5:
-			if !slices.Equal(lost["b"], []string{"s2", "s3"}) || len(lost) != 1 {
-				t.Fatalf("b unchanged for %v: lost %v", LostAfter, lost)
-			}
-		default:
-			if len(lost) != 0 {
-				t.Fatalf("second %d: lost %v", i, lost)
-			}
-		}
-	}
-	// Once reported, b is not reported again.
-	now = now.Add(time.Second)
-	if lost := l.Observe(beats); len(lost) != 0 {
-		t.Fatalf("reported twice: %v", lost)
+// observer drives a Liveness as a Reaper does, on a clock of its own: a
+// probe every second, read back at once while the read keeps up.
+type observer struct {
+	t    *testing.T
+	l    *Liveness
+	now  time.Time
+	revs uint64
+}
+
+func newObserver(t *testing.T) *observer {
+	return &observer{t: t, l: NewLiveness(), now: time.Unix(1000, 0)}
+}
+
+// beat is worker id's heartbeat read now.
+func (o *observer) beat(id string, running ...string) {
+	o.revs++
+	o.l.Saw(id, o.revs, &Heartbeat{ID: id, Running: running}, o.now)
+}
+
+// second passes a second; covered: the read has reached a probe written
+// at its start.
+func (o *observer) second(covered bool) {
+	sent := o.now
+	o.now = o.now.Add(time.Second)
+	if covered {
+		o.l.Covered(sent)
 	}
 }
 
-// Lost for one record: absent is lost at once; present needs LostAfter
-// of no change.
-func TestLivenessLost(t *testing.T) {
-	now := time.Unix(1000, 0)
-	l := NewLiveness(func() time.Time { return now })
-	beats := map[string]Beat{"a": {Revision: 1}}
-	if !l.Lost("gone", beats) {
-		t.Error("a worker without a heartbeat is not lost")
+func (o *observer) silent() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range o.l.Silent() {
+		out[s.ID] = s.Running
 	}
-	if l.Lost("a", beats) {
-		t.Error("lost at first sight")
+	return out
+}
+
+// A worker is silent once a probe written LostAfter after its last
+// heartbeat was read has been read back; one that keeps beating never is.
+func TestLiveness(t *testing.T) {
+	o := newObserver(t)
+	o.beat("a", "s1")
+	o.beat("b", "s2", "s3")
+	for i := 1; i <= 6; i++ {
+		o.second(true)
+		o.beat("a", "s1")
+		silent := o.silent()
+		switch {
+		case i < 6 && len(silent) != 0:
+			t.Fatalf("second %d: silent %v", i, silent)
+		case i == 6 && (len(silent) != 1 || !slices.Equal(silent["b"], []string{"s2", "s3"})):
+			t.Fatalf("b unchanged for %v: silent %v", LostAfter, silent)
+		}
 	}
-	now = now.Add(LostAfter - time.Millisecond)
-	if l.Lost("a", beats) {
-		t.Error("lost before LostAfter")
+	// Reported lost, b is not listed again; Known still says so.
+	o.l.Lost("b", 2)
+	if silent := o.silent(); len(silent) != 0 {
+		t.Fatalf("listed again after Lost: %v", silent)
 	}
-	now = now.Add(time.Millisecond)
-	if !l.Lost("a", beats) {
-		t.Error("not lost after LostAfter without a change")
+	if rev, silent, ok := o.l.Known("b"); rev != 2 || !silent || !ok {
+		t.Fatalf("Known(b) = %d, %v, %v", rev, silent, ok)
+	}
+	// A newer heartbeat brings it back.
+	o.beat("b")
+	if _, silent, _ := o.l.Known("b"); silent {
+		t.Fatal("silent right after a new heartbeat")
+	}
+	if _, _, ok := o.l.Known("c"); ok {
+		t.Fatal("a worker never read is known")
+	}
+}
+
+// Issue 23: a worker missing from what was read is not absent. While the
+// read has not reached a probe (a listing cut short by its call's
+// timeout, a watch that stopped delivering), a worker it did not show
+// is never silent, however long that lasts; once the read catches up
+// with the worker's newer heartbeat, the time before counts for nothing.
+func TestLivenessPartialRead(t *testing.T) {
+	o := newObserver(t)
+	o.beat("a", "s1")
+	o.second(true)
+	// The read stops here: a's heartbeats go on being written, unread.
+	for i := range 30 {
+		o.second(false)
+		if silent := o.silent(); len(silent) != 0 {
+			t.Fatalf("%d s into a partial read: silent %v", i+1, silent)
+		}
+	}
+	// It catches up: a's newest heartbeat, then a probe.
+	o.beat("a", "s1")
+	o.second(true)
+	if silent := o.silent(); len(silent) != 0 {
+		t.Fatalf("after the read caught up: silent %v", silent)
+	}
+}
+
+// Lost for one record: Known says silent after LostAfter of covered time
+// without a new revision, and not a moment before.
+func TestLivenessKnown(t *testing.T) {
+	o := newObserver(t)
+	o.beat("a")
+	sent := o.now.Add(LostAfter - time.Millisecond)
+	o.l.Covered(sent)
+	if _, silent, _ := o.l.Known("a"); silent {
+		t.Error("silent before LostAfter")
+	}
+	o.l.Covered(sent.Add(time.Millisecond))
+	if _, silent, _ := o.l.Known("a"); !silent {
+		t.Error("not silent after LostAfter without a change")
+	}
+	// An older revision read late (a replica behind) changes nothing.
+	o.l.Saw("a", 0, &Heartbeat{}, o.now.Add(LostAfter))
+	if rev, silent, _ := o.l.Known("a"); rev != 1 || !silent {
+		t.Errorf("after an older revision: rev %d, silent %v", rev, silent)
 	}
 }
 
@@ -93,29 +145,25 @@ func TestMatches(t *testing.T) {
 // electing its leader) is not held against its worker: only the time
 // since the bucket became healthy again counts.
 func TestLivenessStall(t *testing.T) {
-	now := time.Unix(1000, 0)
-	l := NewLiveness(func() time.Time { return now })
-	beats := map[string]Beat{"a": {Heartbeat: Heartbeat{ID: "a", Running: []string{"s1"}}, Revision: 1}}
-	l.Observe(beats)
-	// The bucket stalls for 8 s: no revision changes, the observer sees it.
+	o := newObserver(t)
+	o.beat("a", "s1")
+	// The bucket stalls for 8 s: probes fail, the observer sees it.
 	for range 8 {
-		now = now.Add(time.Second)
-		l.Unhealthy(now)
-		if lost := l.Observe(beats); len(lost) != 0 {
-			t.Fatalf("lost during the stall: %v", lost)
+		o.second(false)
+		o.l.Unhealthy(o.now)
+		if silent := o.silent(); len(silent) != 0 {
+			t.Fatalf("silent during the stall: %v", silent)
 		}
 	}
-	if l.Lost("a", beats) {
-		t.Fatal("Lost right after the stall")
-	}
-	// Healthy again: a worker still silent is lost LostAfter later, not
+	// Healthy again: a worker still silent is silent LostAfter later, not
 	// sooner.
-	now = now.Add(LostAfter - time.Millisecond)
-	if lost := l.Observe(beats); len(lost) != 0 {
-		t.Fatalf("lost before LostAfter of health: %v", lost)
+	healthy := o.now
+	o.l.Covered(healthy.Add(LostAfter - time.Millisecond))
+	if silent := o.silent(); len(silent) != 0 {
+		t.Fatalf("silent before LostAfter of health: %v", silent)
 	}
-	now = now.Add(time.Millisecond)
-	if lost := l.Observe(beats); !slices.Equal(lost["a"], []string{"s1"}) {
-		t.Fatalf("not lost after LostAfter of health: %v", lost)
+	o.l.Covered(healthy.Add(LostAfter))
+	if silent := o.silent(); !slices.Equal(silent["a"], []string{"s1"}) {
+		t.Fatalf("not silent after LostAfter of health: %v", silent)
 	}
 }

@@ -78,6 +78,13 @@ func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store,
 		}
 		args = append(args, "--"+nv)
 	}
+	scope, err := l.mcpScope(req)
+	if err != nil {
+		return "", nil, fmt.Errorf("the MCP scope of %s: %w", req.ProjectRoot, err)
+	}
+	if scope != "" {
+		args = append(args, "--mcp-scope", scope)
+	}
 	args = append(args, "-")
 	root, err := project.FindRoot(req.Cwd)
 	if err != nil {

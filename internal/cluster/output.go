@@ -24,6 +24,11 @@ func (c *Cluster) Replay(ctx context.Context, id, subject string, follow bool, r
 	if err != nil {
 		return fmt.Errorf("cluster: output of %s: %w", id, err)
 	}
+	if follow && reaper != nil {
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		reaper.Watch(wctx)
+	}
 	var seen uint64 // the stream sequence of the last message given
 	next := func(wait time.Duration) (bool, error) {
 		m, err := cons.Next(jetstream.FetchMaxWait(wait))
@@ -52,11 +57,7 @@ func (c *Cluster) Replay(ctx context.Context, id, subject string, follow bool, r
 			return err
 		}
 		if follow && !r.Status.Ended() && reaper != nil {
-			beats, err := reaper.Beats(ctx)
-			if err != nil {
-				return err
-			}
-			if r, err = reaper.Check(ctx, r, beats); err != nil {
+			if r, err = reaper.Check(ctx, r); err != nil {
 				return err
 			}
 		}

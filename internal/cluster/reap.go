@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/csa-dev/csa/internal/session"
@@ -65,79 +66,102 @@ func (c *Cluster) requeue(ctx context.Context, r *Record, worker string, now tim
 	})
 }
 
-// Reaper watches the workers' heartbeats and marks the sessions of lost
-// workers crashed. Every worker runs one, and so does `csa wait`, so a
-// lost worker is noticed while anyone is looking.
+// Reaper tells when workers are lost and marks their sessions crashed.
+// Every worker runs one, and so do `csa wait` and `csa logs -f`, so a lost
+// worker is noticed while anyone is looking. A worker is lost only on
+// evidence of its absence (Liveness), confirmed at the bucket's leader.
 type Reaper struct {
-	C    *Cluster
-	Now  func() time.Time
-	live *Liveness
+	C   *Cluster
+	Now func() time.Time
+	// Self is the worker running this reaper: it never finds itself lost
+	// (the others do, if its heartbeats stop reaching the bucket).
+	Self string
 
-	lastRead  time.Time // the end of the last Beats
-	lastProbe time.Time
-	probeOK   bool
+	mu      sync.Mutex
+	live    *Liveness
+	upTo    uint64  // the last revision the watch read
+	pending []probe // probes written and not yet read back, oldest first
 }
 
-// clockKey is the workers bucket's key observers write to learn whether
-// the bucket takes writes (Beats skips it).
-const clockKey = "_clock"
-
-// Beats reads the heartbeats as the reaper's observations, noting when
-// the bucket was not taking writes (a probe write to clockKey failed or
-// was slow, at most one per HeartbeatEvery) or when the observer itself
-// fell behind (the read was slow, or came long after the last one).
-func (r *Reaper) Beats(ctx context.Context) (map[string]Beat, error) {
+func (r *Reaper) init() {
 	if r.live == nil {
-		r.live = NewLiveness(r.Now)
+		r.live = NewLiveness()
 	}
-	start := r.Now()
-	if start.Sub(r.lastProbe) >= HeartbeatEvery {
-		pctx, cancel := context.WithTimeout(ctx, HeartbeatEvery)
-		_, err := r.C.Workers.Put(pctx, clockKey, []byte(start.UTC().Format(time.RFC3339Nano)))
-		cancel()
-		r.probeOK, r.lastProbe = err == nil, start
-	}
-	beats, err := r.C.Beats(ctx)
-	end := r.Now()
-	behind := !r.lastRead.IsZero() && start.Sub(r.lastRead) > 3*HeartbeatEvery
-	if err != nil || !r.probeOK || end.Sub(start) > HeartbeatEvery || behind {
-		r.live.Unhealthy(end)
-	}
-	r.lastRead = end
-	return beats, err
 }
 
-// Sweep reads the heartbeats once and reaps what lost workers left; it
-// returns the lost workers that had sessions running (a worker that
-// stopped in good order has none).
+// Sweep reaps what the workers found lost since the last sweep left: it
+// marks their sessions and returns those of them that had sessions
+// running (a worker that stopped in good order has none).
 func (r *Reaper) Sweep(ctx context.Context) ([]string, error) {
-	beats, err := r.Beats(ctx)
-	if err != nil {
-		return nil, err
-	}
+	r.mu.Lock()
+	r.init()
+	silent := r.live.Silent()
+	r.mu.Unlock()
 	var lost []string
-	for w, ids := range r.live.Observe(beats) {
-		if len(ids) > 0 {
-			lost = append(lost, w)
+	var unread error
+	for _, s := range silent {
+		if s.ID == r.Self {
+			continue
 		}
-		for _, id := range ids {
-			if _, err := r.C.MarkLost(ctx, id, w, r.Now()); err != nil && ctx.Err() == nil {
+		gone, err := r.confirm(ctx, s.ID, s.Revision)
+		if err != nil {
+			unread = err // no verdict: the next sweep asks again
+			continue
+		}
+		if !gone {
+			continue // beating after all
+		}
+		if len(s.Running) > 0 {
+			lost = append(lost, s.ID)
+		}
+		for _, id := range s.Running {
+			if _, err := r.C.MarkLost(ctx, id, s.ID, r.Now()); err != nil && ctx.Err() == nil {
 				return lost, err
 			}
 		}
 	}
-	return lost, nil
+	return lost, unread
 }
 
 // Check settles one record: when its worker is lost as far as this
-// reaper can tell, the record is marked so and returned. beats are what
-// r.Beats read.
-func (r *Reaper) Check(ctx context.Context, rec *Record, beats map[string]Beat) (*Record, error) {
-	if r.live == nil {
-		r.live = NewLiveness(r.Now)
-	}
-	if rec.Status.Ended() || rec.Remote.Worker == "" || !r.live.Lost(rec.Remote.Worker, beats) {
+// reaper can tell, the record is marked so and returned. Without Watch
+// only a worker whose heartbeat is gone from the bucket is.
+func (r *Reaper) Check(ctx context.Context, rec *Record) (*Record, error) {
+	w := rec.Remote.Worker
+	if rec.Status.Ended() || w == "" || w == r.Self {
 		return rec, nil
 	}
-	return r.C.MarkLost(ctx, rec.ID, rec.Remote.Worker, r.Now())
+	r.mu.Lock()
+	r.init()
+	rev, silent, known := r.live.Known(w)
+	r.mu.Unlock()
+	if known && !silent {
+		return rec, nil
+	}
+	gone, err := r.confirm(ctx, w, rev)
+	if err != nil || !gone {
+		return rec, err
+	}
+	return r.C.MarkLost(ctx, rec.ID, w, r.Now())
+}
+
+// confirm asks the bucket's leader for worker id's heartbeat, last read
+// at revision rev (0: never): it is gone when the leader has none, or
+// still rev. A newer one (a heartbeat the watch skipped as it was
+// rewritten before it was read) starts the worker's window again.
+func (r *Reaper) confirm(ctx context.Context, id string, rev uint64) (bool, error) {
+	last, found, err := r.C.heartbeatRevision(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !found || rev != 0 && last == rev:
+		r.live.Lost(id, rev)
+		return true, nil
+	case last > rev:
+		r.live.Saw(id, last, nil, r.Now())
+	}
+	return false, nil
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Record is a remote session as every machine sees it: the same state a
@@ -89,6 +89,10 @@ type Request struct {
 	// RunFlags are flags of csa run for the worker's local run, as
 	// name=value (runner.RemoteFlags only).
 	RunFlags []string `json:"run_flags,omitempty"`
+	// RawBytes keeps the exact bytes of the fields above that are not
+	// UTF-8 (internal/verbatim): records and requests are written with
+	// verbatim.Marshal, read with decodeJSON.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // ErrNotFound: no remote session has the id.
@@ -109,7 +113,7 @@ func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
 		return nil, 0, fmt.Errorf("cluster: session %s: %w", id, err)
 	}
 	var r Record
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
+	if err := decodeJSON(e.Value(), &r); err != nil {
 		return nil, 0, fmt.Errorf("cluster: session %s: corrupt record: %w", id, err)
 	}
 	return &r, e.Revision(), nil
@@ -119,30 +123,66 @@ func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
 // another machine wrote it meanwhile, fn runs again on the newer record.
 // fn may return session.ErrNoChange to write nothing.
 func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error) (*Record, error) {
+	r, _, err := c.update(ctx, id, 0, fn)
+	return r, err
+}
+
+// update is Update on a record read at revision minRev or later, and
+// returns the revision written (or read, when fn changed nothing). A
+// read may be answered by a replica behind the bucket's leader: one
+// older than what the caller already knows of is read again, never
+// handed to fn.
+func (c *Cluster) update(ctx context.Context, id string, minRev uint64, fn func(*Record) error) (*Record, uint64, error) {
 	for {
-		r, rev, err := c.Get(ctx, id)
+		r, rev, err := c.fresh(ctx, id, minRev)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := fn(r); err != nil {
 			if errors.Is(err, session.ErrNoChange) {
-				return r, nil
+				return r, rev, nil
 			}
-			return nil, err
+			return nil, 0, err
 		}
-		b, err := json.Marshal(r)
+		b, err := verbatim.Marshal(r)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		var written uint64
 		err = retry(ctx, func(ctx context.Context) error {
-			_, err := c.Sessions.Update(ctx, id, b, rev)
+			var err error
+			written, err = c.Sessions.Update(ctx, id, b, rev)
 			return err
 		})
 		if err == nil {
-			return r, nil
+			return r, written, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
-			return nil, fmt.Errorf("cluster: session %s: %w", id, err)
+			return nil, 0, fmt.Errorf("cluster: session %s: %w", id, err)
+		}
+	}
+}
+
+// errStale: reads of a record stayed older than a revision known to
+// have been written.
+var errStale = errors.New("the replicas read stay behind")
+
+// fresh reads session id's record at revision minRev or later, reading
+// again for up to callTimeout while a replica behind answers.
+func (c *Cluster) fresh(ctx context.Context, id string, minRev uint64) (*Record, uint64, error) {
+	deadline := time.Now().Add(callTimeout)
+	for {
+		r, rev, err := c.Get(ctx, id)
+		if err != nil || rev >= minRev {
+			return r, rev, err
+		}
+		if time.Now().After(deadline) {
+			return nil, 0, fmt.Errorf("cluster: session %s: revision %d read, %d written: %w", id, rev, minRev, errStale)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		case <-time.After(followEvery):
 		}
 	}
 }
@@ -151,4 +191,11 @@ func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error)
 func isWrongSequence(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// decodeJSON reads a record or a request, with the exact bytes of its
+// strings (verbatim.Unmarshal).
+func decodeJSON(data []byte, v any) error {
+	_, err := verbatim.Unmarshal(data, v)
+	return err
 }

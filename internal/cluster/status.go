@@ -119,7 +119,7 @@ func (c *Cluster) List(ctx context.Context) ([]*Record, error) {
 	var out []*Record
 	err := c.each(ctx, func() { out = out[:0] }, func(v []byte) {
 		var r Record
-		if json.Unmarshal(v, &r) == nil {
+		if decodeJSON(v, &r) == nil {
 			out = append(out, &r)
 		}
 	})

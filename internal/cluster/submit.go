@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // maxPrompt keeps a request within the servers' default message size
@@ -39,7 +39,7 @@ func (c *Cluster) Submit(ctx context.Context, req Request, now time.Time) (*Reco
 	}
 	req.Attempt = 1
 	r := newRecord(req, now, now)
-	rec, err := json.Marshal(r)
+	rec, err := verbatim.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func newRecord(req Request, created, queued time.Time) *Record {
 // publish puts req on the work queue, deduplicated by its id and attempt
 // (a second publish of the same attempt is dropped by the stream).
 func (c *Cluster) publish(ctx context.Context, req Request) error {
-	body, err := json.Marshal(req)
+	body, err := verbatim.Marshal(&req)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func (w *Worker) pause(ctx context.Context, err error) {
 // dropped (no longer waiting), or started here.
 func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	var req Request
-	if err := json.Unmarshal(msg.Data(), &req); err != nil || req.ID == "" {
+	if err := decodeJSON(msg.Data(), &req); err != nil || req.ID == "" {
 		w.logf("worker %s: dropping a malformed request: %v", w.ID, err)
 		msg.Term()
 		return
@@ -133,7 +133,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	w.add(req.ID)
 	w.ctl.hold(req.ID)
 	w.beat(ctx)
-	_, err := w.C.Update(ctx, req.ID, func(r *Record) error {
+	_, claimed, err := w.C.update(ctx, req.ID, 0, func(r *Record) error {
 		if r.Remote.attempt() < max(req.Attempt, 1) {
 			return errNotYet
 		}
@@ -167,7 +167,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		defer w.jobs.Done()
 		defer w.remove(req.ID)
 		defer w.ctl.release(req.ID)
-		w.run(context.WithoutCancel(ctx), req)
+		w.run(context.WithoutCancel(ctx), req, claimed)
 	}()
 }
 
@@ -233,7 +233,8 @@ func (w *Worker) heartbeats(ctx context.Context) {
 
 // reap marks the sessions of lost workers crashed.
 func (w *Worker) reap(ctx context.Context) {
-	r := &Reaper{C: w.C, Now: w.Now}
+	r := &Reaper{C: w.C, Now: w.Now, Self: w.ID}
+	r.Watch(ctx)
 	everyBeat(ctx, func() {
 		lost, err := r.Sweep(ctx)
 		for _, l := range lost {

@@ -106,7 +106,7 @@ func Template() string {
 	line("")
 	line("[mcp]")
 	set("mcp.enabled", "Give every run the MCP hub (csa mcp) when servers are configured; csa run --no-mcp turns it off for one run.")
-	set("mcp.idle_exit", "The hub exits after this long with no clients; the next run that needs it starts it again.")
+	set("mcp.idle_exit", "The hub exits after this long with no clients; the next run that needs it starts it again. A project-scoped server without idle_ttl stops after this long with no client of its project.")
 	line("# MCP servers shared by every agent through the hub, as tables, for example:")
 	line("#   [mcp.servers.memory]")
 	line("#   command = \"npx\"")

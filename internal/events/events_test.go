@@ -244,3 +244,50 @@ func TestConcurrentEmit(t *testing.T) {
 		perG[d.G]++
 	}
 }
+
+// An agent's output is any bytes: every byte value, in a struct's field and
+// in a map's nested value, reads back exactly through Decode, while a
+// reader that knows nothing of raw_bytes sees text with U+FFFD.
+func TestEventsKeepEveryByte(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	w, err := events.OpenWriter(path, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type text struct {
+		Text string `json:"text"`
+	}
+	var want []string
+	for b := 0; b < 256; b++ {
+		s := "x" + string([]byte{byte(b)}) + "\xe9"
+		want = append(want, s)
+		if err := w.Emit("text", text{s}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Emit("other", map[string]any{"nested": []any{map[string]any{"v": s}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	evs, bad := readFile(t, path)
+	if bad != 0 || len(evs) != 512 {
+		t.Fatalf("%d events, %d bad", len(evs), bad)
+	}
+	for i := 0; i < 256; i++ {
+		var got text
+		if err := evs[2*i].Decode(&got); err != nil || got.Text != want[i] {
+			t.Fatalf("byte %#x: %q, %v", i, got.Text, err)
+		}
+		if !json.Valid(evs[2*i].Data) || !strings.HasSuffix(string(evs[2*i].Data), "\\ufffd\"}") {
+			t.Fatalf("byte %#x: data %s", i, evs[2*i].Data)
+		}
+		var m struct {
+			Nested []struct {
+				V string `json:"v"`
+			} `json:"nested"`
+		}
+		if err := evs[2*i+1].Decode(&m); err != nil || m.Nested[0].V != want[i] {
+			t.Fatalf("byte %#x nested: %q, %v", i, m.Nested, err)
+		}
+	}
+}

@@ -23,6 +23,9 @@
 //	retrying N M...  report N retries of a 429 in the tool's own format, then hang
 //	                 (with models M, only when the run's model is one of them)
 //	prompt           print the whole prompt as received, line by line
+//	digest           print the SHA-256 of the prompt, the model and the working
+//	                 directory exactly as received (bytes that are not text too)
+//	mcp TOOL JSON    call TOOL of the MCP server csa gave the run (--mcp-config), print its text
 //
 // A prompt whose first word is not a directive is answered with its size.
 // Under csa (CSA_TOOL set) it speaks that tool's structured output: a
@@ -32,6 +35,7 @@ package fakeagent
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -156,7 +160,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "copy": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true, "retrying": true, "prompt": true,
+	"orphan": true, "retrying": true, "prompt": true, "digest": true, "mcp": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -231,9 +235,15 @@ func run(out emitter, step string) (code int, done bool) {
 		for _, k := range words[1:] {
 			out.text(fmt.Sprintf("%s=%s", k, os.Getenv(k)))
 		}
+	case "mcp":
+		return mcpCall(out, arg)
 	case "args":
 		b, _ := json.Marshal(os.Args[1:])
 		out.text(string(b))
+	case "digest":
+		wd, _ := os.Getwd()
+		out.text(fmt.Sprintf("digest prompt=%x model=%x cwd=%x", sha256.Sum256([]byte(prompt)),
+			sha256.Sum256([]byte(model)), sha256.Sum256([]byte(wd))))
 	case "prompt": // the whole prompt as received, line by line
 		for _, l := range strings.Split(strings.TrimRight(prompt, "\n"), "\n") {
 			out.text(l)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Journal bounds: past either, the oldest half is dropped.
@@ -24,6 +25,9 @@ type Entry struct {
 	TS   time.Time       `json:"ts"`
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data,omitempty"`
+	// RawBytes: the exact bytes of Data's strings that are not UTF-8
+	// (text sent to the pane is any bytes), as in events.Event.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // Activity types.
@@ -46,7 +50,7 @@ func Append(dir, typ string, data any) error {
 	if err != nil {
 		return err
 	}
-	line, err := json.Marshal(Entry{TS: time.Now().UTC(), Type: typ, Data: raw})
+	line, err := json.Marshal(Entry{TS: time.Now().UTC(), Type: typ, Data: raw, RawBytes: verbatim.Of(raw, data)})
 	if err != nil {
 		return err
 	}

@@ -25,27 +25,28 @@ type backend struct {
 
 	startMu sync.Mutex // one start at a time
 
-	mu        sync.Mutex
-	conn      *bconn                      // nil until started and after it ends
-	closing   *bconn                      // being stopped for the hub's shutdown
-	init      json.RawMessage             // initialize result, kept after the instance ends
-	isCSA     bool                        // csa's own MCP server: tools/call gets the Caller (caller.go)
-	lists                                 // tools and prompts, lists.go
-	subs      map[string]map[*client]bool // resource subscriptions by URI
-	backoff   time.Duration
-	notBefore time.Time
-	nextID    int64
-	state     string // why conn is nil: stateNew, stateIdle, stateExited
-	layer     string // the resource layer of the last start ("" without limits)
-	starts    int
-	restarts  int // after the instance died, not after an idle stop
-	idleStops int
-	reinits   int // HTTP sessions renewed after the server forgot one
-	calls     int
-	errors    int
-	lastUse   time.Time
-	idleTimer *time.Timer
-	dispatch  // the FIFO of calls, dispatch.go
+	mu          sync.Mutex
+	conn        *bconn                      // nil until started and after it ends
+	closing     *bconn                      // being stopped for the hub's shutdown
+	init        json.RawMessage             // initialize result, kept after the instance ends
+	isCSA       bool                        // csa's own MCP server: tools/call gets the Caller (caller.go)
+	lists                                   // tools and prompts, lists.go
+	subs        map[string]map[*client]bool // resource subscriptions by URI
+	backoff     time.Duration
+	notBefore   time.Time
+	nextID      int64
+	state       string // why conn is nil: stateNew, stateIdle, stateExited
+	layer       string // the resource layer of the last start ("" without limits)
+	starts      int
+	restarts    int // after the instance died, not after an idle stop
+	idleStops   int
+	reinits     int // HTTP sessions renewed after the server forgot one
+	calls       int
+	errors      int
+	lastUse     time.Time
+	idleTimer   *time.Timer
+	unseenSince time.Time // project-scoped: since when no client sees it (scope.go)
+	dispatch              // the FIFO of calls, dispatch.go
 }
 
 // States of a backend as status shows them. The last three say why it

@@ -8,11 +8,22 @@ import (
 )
 
 // Hello is what `csa-mcp connect` sends before anything else: the servers
-// the agent is to see and its project root (for project-scoped servers).
+// the agent is to see, its project root (whose configuration it sees) and
+// the project whose instances of project-scoped servers it shares (Scope,
+// "" for Project: a remote run's scratch tree gives its caller's project).
 type Hello struct {
 	Only    []string `json:"only,omitempty"`
 	Project string   `json:"project,omitempty"`
+	Scope   string   `json:"scope,omitempty"`
 	Caller  *Caller  `json:"caller,omitempty"`
+}
+
+// scope is the project of the client's project-scoped instances.
+func (h Hello) scope() string {
+	if h.Scope != "" {
+		return h.Scope
+	}
+	return h.Project
 }
 
 // Caller is where the agent behind a bridge runs: its csa session's
@@ -79,7 +90,11 @@ func (h *Hub) ServeConn(rw io.ReadWriteCloser) {
 			h.joined(cl, m)
 		}
 		if first && m.Method == helloMethod {
-			_ = json.Unmarshal(m.Params, &cl.hello)
+			var hello Hello
+			_ = json.Unmarshal(m.Params, &hello)
+			cl.mu.Lock() // the sweep reads it (scope.go)
+			cl.hello = hello
+			cl.mu.Unlock()
 			continue
 		}
 		cl.handle(m)
@@ -151,7 +166,7 @@ func (cl *client) backends() ([]*backend, error) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	if cl.view == nil && cl.viewErr == nil {
-		cl.view, cl.viewErr = cl.h.view(cl.hello.Only, cl.hello.Project)
+		cl.view, cl.viewErr = cl.h.view(cl.hello.Only, cl.hello.Project, cl.hello.scope())
 	}
 	return cl.view, cl.viewErr
 }

@@ -17,11 +17,13 @@ type dispatch struct {
 	waiting         []*call // no slot yet, FIFO
 	ready           []*call // slot taken, not yet sent, FIFO
 	kick            chan struct{}
+	forgotten       chan struct{} // closed once the hub has forgotten the backend: its pump ends
 }
 
 func (d *dispatch) init(cfg ServerConfig) {
 	d.limit, d.queueMax = cfg.Concurrency, cfg.QueueMax()
 	d.kick = make(chan struct{}, 1)
+	d.forgotten = make(chan struct{})
 }
 
 // call is one client's request on its way to a backend: tools/call,
@@ -84,6 +86,8 @@ func (b *backend) pump() {
 		select {
 		case <-b.kick:
 		case <-b.hub.done:
+			return
+		case <-b.forgotten:
 			return
 		}
 		for {

@@ -46,6 +46,7 @@ type Hub struct {
 	nextTok  int64
 	idle     idleTimer
 	current  map[string]map[backendKey]bool // by project: the backends its configuration gives now (retire.go)
+	sweeping bool                           // the sweep of project-scoped instances runs (scope.go)
 }
 
 // backendKey tells backends apart: by name, by project for a
@@ -115,8 +116,9 @@ func (h *Hub) Close() {
 }
 
 // view is the backends a client sees: every server configured for its
-// project or those named in only, per project for project-scoped ones.
-func (h *Hub) view(only []string, project string) ([]*backend, error) {
+// project or those named in only, per scope (a project) for
+// project-scoped ones.
+func (h *Hub) view(only []string, project, scope string) ([]*backend, error) {
 	servers, err := h.src.Servers(project)
 	if err != nil {
 		return nil, err
@@ -126,7 +128,7 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	for n, cfg := range servers {
 		key := backendKey{name: n, def: definitionHash(cfg)}
 		if cfg.Scope == config.MCPProject {
-			key.project = project
+			key.project = scope
 		}
 		keys[n], current[key] = key, true
 	}
@@ -140,6 +142,9 @@ func (h *Hub) view(only []string, project string) ([]*backend, error) {
 	defer h.mu.Unlock()
 	if h.resolved(project, current) {
 		go h.retire()
+	}
+	if project != "" || scope != "" {
+		h.watchProjects()
 	}
 	var bs []*backend
 	for _, n := range names {

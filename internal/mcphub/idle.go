@@ -33,12 +33,11 @@ func (b *backend) armIdle() {
 func (b *backend) idleCheck() {
 	ttl := b.cfg.IdleTTL.Std()
 	b.mu.Lock()
-	c := b.conn
-	if c == nil {
+	if b.conn == nil {
 		b.mu.Unlock()
 		return
 	}
-	busy := len(c.pending) > 0 || b.inflight > 0 || len(b.ready) > 0
+	busy := b.busy()
 	left := ttl - time.Since(b.lastUse)
 	if busy || left > 0 {
 		if busy || left < 0 {
@@ -48,6 +47,19 @@ func (b *backend) idleCheck() {
 		b.mu.Unlock()
 		return
 	}
+	b.stopIdle() // unlocks b.mu
+}
+
+// busy: a call pending at the instance, in flight or waiting to go
+// (b.mu held).
+func (b *backend) busy() bool {
+	return (b.conn != nil && len(b.conn.pending) > 0) || b.inflight > 0 || len(b.ready) > 0
+}
+
+// stopIdle stops the running instance as an idle one: the next need
+// starts it again (b.mu held, and unlocked here).
+func (b *backend) stopIdle() {
+	c := b.conn
 	b.conn = nil
 	b.state = stateIdle
 	b.idleStops++

@@ -7,7 +7,8 @@ import (
 
 // A changed configuration makes new backends (their key holds the
 // definition); the old ones serve the clients that still see them and are
-// retired, stopped and forgotten, once none does. Without this a hub that
+// retired, stopped and forgotten, once none does. So are those only a
+// project that is gone gave (scope.go). Without this a hub that
 // never idles would keep every superseded server running.
 
 // resolved records the backends a resolution of project's configuration
@@ -47,21 +48,11 @@ func (h *Hub) isCurrent(k backendKey) bool {
 func (h *Hub) retire() {
 	h.mu.Lock()
 	cands := h.superseded()
-	cls := make([]*client, 0, len(h.clients))
-	for c := range h.clients {
-		cls = append(cls, c)
-	}
+	cls := h.clientList()
 	h.mu.Unlock()
 	var unseen []*backend
 	for _, b := range cands {
-		seen := false
-		for _, c := range cls {
-			if c.sees(b) {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !seenBy(cls, b) {
 			unseen = append(unseen, b)
 		}
 	}
@@ -77,8 +68,9 @@ func (h *Hub) retire() {
 	}
 	h.mu.Unlock()
 	for _, b := range gone {
-		fmt.Fprintf(h.logw, "%s csa-mcp hub: %s: superseded by a changed configuration and seen by no client: stopped\n",
+		fmt.Fprintf(h.logw, "%s csa-mcp hub: %s: given by no configuration in use (changed, or its project gone) and seen by no client: stopped\n",
 			LogTime(), b.label())
 		b.stop()
+		close(b.forgotten)
 	}
 }

@@ -108,6 +108,13 @@ func (w *watched) Servers(project string) (map[string]ServerConfig, error) {
 	return servers, err
 }
 
+// forget drops what is kept of project (its directory is gone).
+func (w *watched) forget(project string) {
+	w.mu.Lock()
+	delete(w.cache, project)
+	w.mu.Unlock()
+}
+
 func stampsOf(files []string) []stamp {
 	out := make([]stamp, len(files))
 	for i, f := range files {

@@ -194,8 +194,14 @@ type Server struct {
 }
 
 // Bridge is the MCP server agent programs are given: `csa-mcp connect` to
-// the hub on socket for the project root project. It starts the hub
-// itself if none answers (the hub may have exited since the run began).
-func Bridge(hubExe, socket, project string) Server {
-	return Server{Name: "csa", Command: hubExe, Args: []string{"connect", "--socket", socket, "--project", project}}
+// the hub on socket for the project root project, sharing the instances
+// of project-scoped servers of the project scope ("": project's own). It
+// starts the hub itself if none answers (the hub may have exited since
+// the run began).
+func Bridge(hubExe, socket, project, scope string) Server {
+	args := []string{"connect", "--socket", socket, "--project", project}
+	if scope != "" && scope != project {
+		args = append(args, "--scope", scope)
+	}
+	return Server{Name: "csa", Command: hubExe, Args: args}
 }

@@ -206,10 +206,17 @@ func TestEnsureReplacesAStaleSocket(t *testing.T) {
 }
 
 func TestBridge(t *testing.T) {
-	s := Bridge("/usr/bin/csa-mcp", "/run/csa/mcp-hub.sock", "/src/proj")
-	if s.Name != "csa" || s.Command != "/usr/bin/csa-mcp" ||
-		!slices.Equal(s.Args, []string{"connect", "--socket", "/run/csa/mcp-hub.sock", "--project", "/src/proj"}) {
-		t.Fatalf("Bridge = %+v", s)
+	own := []string{"connect", "--socket", "/run/csa/mcp-hub.sock", "--project", "/src/proj"}
+	for _, scope := range []string{"", "/src/proj"} {
+		s := Bridge("/usr/bin/csa-mcp", "/run/csa/mcp-hub.sock", "/src/proj", scope)
+		if s.Name != "csa" || s.Command != "/usr/bin/csa-mcp" || !slices.Equal(s.Args, own) {
+			t.Fatalf("Bridge, scope %q = %+v", scope, s)
+		}
+	}
+	// A remote run's scratch tree, scoped in its caller's project.
+	s := Bridge("/usr/bin/csa-mcp", "/run/csa/mcp-hub.sock", "/state/cluster-trees/ID", "/src/proj")
+	if !slices.Equal(s.Args, []string{"connect", "--socket", "/run/csa/mcp-hub.sock", "--project", "/state/cluster-trees/ID", "--scope", "/src/proj"}) {
+		t.Fatalf("Bridge with a scope = %+v", s)
 	}
 }
 

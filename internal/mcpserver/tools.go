@@ -17,29 +17,37 @@ type runIn struct {
 	Effort string `json:"effort,omitempty" jsonschema:"thinking effort: low, medium or high"`
 	Cwd    string `json:"cwd,omitempty" jsonschema:"working directory of the agent"`
 	// Wait is a pointer: absent means true.
-	Wait           *bool `json:"wait,omitempty" jsonschema:"wait for the result (default true); false returns the session id at once"`
+	Wait           *bool `json:"wait,omitempty" jsonschema:"wait for the result (default true); false starts the run detached and returns its session id at once"`
+	Interactive    bool  `json:"interactive,omitempty" jsonschema:"start the tool's own interface in tmux and return its session id at once; type into it with send"`
 	TimeoutSeconds int   `json:"timeout_seconds,omitempty" jsonschema:"stop the run after this long (0: csa's default)"`
 }
 
+// run is `csa run`: in the foreground, detached (-d: the same headless
+// run, which ends by itself) or, only when asked, interactive (-i). The
+// prompt goes on stdin ("-"), byte for byte.
 func (t *tools) run(ctx context.Context, req *mcp.CallToolRequest, in runIn) (*mcp.CallToolResult, any, error) {
 	if in.Prompt == "" {
 		return nil, nil, errors.New("prompt is required")
 	}
-	cmd := "run"
-	if in.Wait != nil && !*in.Wait {
-		cmd = "spawn"
+	args := []string{"run"}
+	switch {
+	case in.Interactive && in.Wait != nil && *in.Wait:
+		return nil, nil, errors.New("wait=true cannot go with interactive=true: an interactive session returns its id at once (use the wait tool with until)")
+	case in.Interactive:
+		args = append(args, "--interactive")
+	case in.Wait != nil && !*in.Wait:
+		args = append(args, "--detach")
 	}
-	args := []string{cmd}
 	for _, f := range []struct{ flag, v string }{{"--tool", in.Tool}, {"--model", in.Model}, {"--tier", in.Tier},
 		{"--effort", in.Effort}, {"--cd", in.Cwd}} {
 		if f.v != "" {
 			args = append(args, f.flag, f.v)
 		}
 	}
-	if in.TimeoutSeconds > 0 && cmd == "run" {
+	if in.TimeoutSeconds > 0 { // csa refuses it for an interactive session, saying why
 		args = append(args, "--timeout", strconv.Itoa(in.TimeoutSeconds)+"s")
 	}
-	return t.call(ctx, req, append(args, "--", in.Prompt))
+	return t.callIn(ctx, req, append(args, "-"), in.Prompt)
 }
 
 type listIn struct {
@@ -67,7 +75,8 @@ func (t *tools) status(ctx context.Context, req *mcp.CallToolRequest, in session
 
 type waitIn struct {
 	SessionIDs     []string `json:"session_ids" jsonschema:"the sessions to wait for"`
-	Any            bool     `json:"any,omitempty" jsonschema:"return when one of them has ended"`
+	Any            bool     `json:"any,omitempty" jsonschema:"return when one of them has reached its goal"`
+	Until          string   `json:"until,omitempty" jsonschema:"for interactive sessions: the state to wait for, e.g. waiting_input (default completed)"`
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"give up after this long (0: wait until they end)"`
 }
 
@@ -79,12 +88,15 @@ func (t *tools) wait(ctx context.Context, req *mcp.CallToolRequest, in waitIn) (
 	if in.Any {
 		args = append(args, "--any")
 	}
+	if in.Until != "" {
+		args = append(args, "--until", in.Until)
+	}
 	if in.TimeoutSeconds > 0 {
 		args = append(args, "--timeout", fmt.Sprintf("%ds", in.TimeoutSeconds))
 	}
 	// 1 (a session failed) and 124 (timed out) are answers, not errors
 	// of the call: the JSON says which.
-	return t.call(ctx, req, append(args, in.SessionIDs...), 1, 124)
+	return t.call(ctx, req, append(append(args, "--"), in.SessionIDs...), 1, 124)
 }
 
 type logIn struct {

@@ -97,9 +97,9 @@ func (l *life) superviseACP(ctx context.Context, outLog, errLog io.Writer) (st *
 	// The agent's stdout goes through a pump (lossless capped log, idle
 	// clock) into the protocol connection.
 	pr, pw := io.Pipe()
-	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, touch: l.touch,
+	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, touch: l.touch, failed: l.noSpace,
 		lines: func(b []byte) { pw.Write(b) }}
-	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, touch: l.touch}
+	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, touch: l.touch, failed: l.noSpace}
 	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() { outP.run(outDone); pw.Close() }()
 	go errP.run(errDone)

@@ -58,6 +58,12 @@ func PrepareInteractive(ctx context.Context, store *session.Store, req Request, 
 		NewSessionID: session.NewUUID(), Dir: dir, MCP: req.mcpFor(), Getenv: req.programEnv,
 		Hook: shellquote.Quote(pane.CsaExe) + " __hook --dir " + shellquote.Quote(dir),
 	})
+	if err == nil {
+		// A pane's program takes its first prompt in argv, and nothing
+		// types a NUL into a terminal.
+		err = agents.CheckNUL(inv.Args, append(append([]string(nil), req.ToolEnv...), inv.Env...),
+			agents.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort})
+	}
 	if err != nil {
 		h.Release()
 		store.Remove(st.ID)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
@@ -40,6 +41,9 @@ type life struct {
 	// giveUp ends the run early, from the output pump: the agent reported
 	// that it keeps retrying a rate limit.
 	giveUp chan *ending
+	// full ends the run early when its records cannot be written for
+	// lack of space (noSpace).
+	full chan *ending
 	// abandoned: the run was given up on (to fail over); nothing of it is
 	// kept, so it is stopped without waiting out the grace.
 	abandoned bool
@@ -72,7 +76,11 @@ func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &life{s: s, run: run, ev: ev, giveUp: make(chan *ending, 1)}
+	l := &life{s: s, run: run, ev: ev, giveUp: make(chan *ending, 1), full: make(chan *ending, 1)}
+	ev.OnFailure(l.noSpace)
+	// Space for the state that ends the run, should the disk fill up: if
+	// none can be had now, the end is recorded when there is room.
+	s.Store.Reserve()
 	l.touch()
 	ev.Emit(events.SessionCreated, created)
 	return l, nil
@@ -168,6 +176,10 @@ func (l *life) running(record func(*session.State)) error {
 		}
 		return st.Move(session.Running)
 	}); err != nil {
+		if fsutil.NoSpace(err) {
+			l.noSpace(err) // watch stops the program, finish records why
+			return nil
+		}
 		p.Terminate(l.run.Spec.Grace)
 		return err
 	}
@@ -245,6 +257,7 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		return nil
 	})
 	if err != nil {
+		l.unrecorded(end, err)
 		return nil, err
 	}
 	return st, nil

@@ -107,7 +107,7 @@ func (r *Run) Release() {
 // output becomes part of the prompt.
 func Prepare(ctx context.Context, store *session.Store, req Request, now time.Time) (*Run, error) {
 	fresh := session.NewUUID()
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, "", fresh))
+	inv, err := build(req, "", fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 		interrupt.Ready(ctx) // an interrupt stops the hooks, not csa alone
 		st.Model, st.Cwd = req.Model, req.Cwd
 		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, true, HookVars(store, st), req.hookEnv(store, st))
-		if inv, err = agents.For(req.Tool).Build(agentRequest(req, "", fresh)); err != nil {
+		if inv, err = build(req, "", fresh); err != nil {
 			h.Release()
 			store.Remove(st.ID)
 			return nil, err
@@ -166,7 +166,7 @@ func PrepareResume(ctx context.Context, store *session.Store, id string, req Req
 		st.Model, st.Cwd = req.Model, req.Cwd
 		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, false, HookVars(store, st), req.hookEnv(store, st))
 	}
-	inv, err := agents.For(req.Tool).Build(agentRequest(req, st.ProviderSessionID, ""))
+	inv, err := build(req, st.ProviderSessionID, "")
 	if err != nil {
 		h.Release()
 		return nil, err
@@ -189,6 +189,17 @@ const exitingSupervisor = 5 * time.Second
 type BusyError struct{ ID string }
 
 func (e *BusyError) Error() string { return fmt.Sprintf("session %s is running", e.ID) }
+
+// build is the program's invocation for req. A value that argv or the
+// environment cannot carry (a NUL byte) is refused before anything runs.
+func build(req Request, resume, fresh string) (agents.Invocation, error) {
+	ar := agentRequest(req, resume, fresh)
+	inv, err := agents.For(req.Tool).Build(ar)
+	if err != nil {
+		return inv, err
+	}
+	return inv, agents.CheckNUL(inv.Args, append(append([]string(nil), req.ToolEnv...), inv.Env...), ar)
+}
 
 func agentRequest(req Request, resume, fresh string) agents.Request {
 	return agents.Request{

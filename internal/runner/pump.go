@@ -9,7 +9,8 @@ import (
 // pump copies one output stream of the program: every byte to the log (up
 // to a cap, after which bytes are counted but dropped so the program never
 // stalls), to the live writer while it accepts them, and, for stdout, line
-// by line to the adapter's parser.
+// by line to the adapter's parser. A log that fails a write is written no
+// more (it holds what came before, without a gap) and failed is told.
 type pump struct {
 	src    *os.File
 	log    io.Writer
@@ -17,6 +18,8 @@ type pump struct {
 	maxLog int64
 	lines  func([]byte) // nil: the stream is only recorded
 	touch  func()       // output arrived (the idle clock)
+	failed func(error)  // the log could not be written (nil: nobody asks)
+	logErr error
 
 	written   int64 // bytes in the log
 	total     int64 // bytes read
@@ -51,14 +54,20 @@ func (p *pump) run(done chan<- struct{}) {
 
 func (p *pump) consume(b []byte) {
 	p.total += int64(len(b))
-	if room := p.maxLog - p.written; room > 0 {
+	if room := p.maxLog - p.written; room > 0 && p.logErr == nil {
 		w := b
 		if int64(len(w)) > room {
 			w = w[:room]
 			p.truncated = true
 		}
-		n, _ := p.log.Write(w)
+		n, err := p.log.Write(w)
 		p.written += int64(n)
+		if err != nil {
+			p.logErr, p.truncated = err, true
+			if p.failed != nil {
+				p.failed(err)
+			}
+		}
 	} else if len(b) > 0 {
 		p.truncated = true
 	}

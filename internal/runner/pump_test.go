@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -244,4 +245,60 @@ func TestPumpLiveErrorsDoNotStopRecording(t *testing.T) {
 			t.Error("live writer kept after it failed")
 		}
 	})
+}
+
+// failFirst is a log whose first write fails part-way for lack of space,
+// as a full disk does; later writes would succeed (space came back).
+type failFirst struct {
+	bytes.Buffer
+	writes int
+}
+
+func (f *failFirst) Write(b []byte) (int, error) {
+	f.writes++
+	if f.writes == 1 {
+		n, _ := f.Buffer.Write(b[:len(b)/2])
+		return n, &os.PathError{Op: "write", Path: "output.log", Err: syscall.ENOSPC}
+	}
+	return f.Buffer.Write(b)
+}
+
+// A log that fails a write is written no more: it keeps the stream's
+// start without a gap, the run is told once, and the output still counts
+// and reaches the parser whole.
+func TestPumpLogWriteFails(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	log := &failFirst{}
+	var told []error
+	seen := make(chan string, 3)
+	p := &pump{src: r, log: log, maxLog: 1 << 20, lines: func(b []byte) { seen <- string(b) },
+		failed: func(err error) { told = append(told, err) }}
+	done := make(chan struct{})
+	go p.run(done)
+	var got string
+	// One line at a time: each is a read, and a write, of its own.
+	for _, line := range []string{"one\n", "two\n", "three\n"} {
+		if _, err := w.Write([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		got += <-seen
+	}
+	w.Close()
+	<-done
+	if log.String() != "on" || log.writes != 1 {
+		t.Errorf("log %q after %d writes, want the start of the stream up to the failed write, and no write after it", log.String(), log.writes)
+	}
+	if len(told) != 1 || !errors.Is(told[0], syscall.ENOSPC) {
+		t.Errorf("failed was told %v, want one ENOSPC", told)
+	}
+	if !p.truncated || p.total != 14 || p.written != 2 {
+		t.Errorf("truncated %v, total %d, written %d; want true, 14, 2", p.truncated, p.total, p.written)
+	}
+	if got != "one\ntwo\nthree\n" {
+		t.Errorf("parser got %q", got)
+	}
 }

@@ -5,24 +5,36 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/csa-dev/csa/internal/events"
+	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 )
 
 // Reconcile notices a session whose supervising csa died (SIGKILL, OOM,
 // reboot) before recording an end, marks it crashed and kills whatever of
-// its process group is left. Ended sessions are returned unchanged.
+// its process group is left. A supervisor that lived but could not record
+// the end for lack of space left word of it (session.NoSpaceFile): that
+// session is failed, for that reason. Ended sessions are returned
+// unchanged; on a disk too full to record it, the end decided is returned
+// unrecorded, for the next reader to record.
 func Reconcile(ctx context.Context, store *session.Store, st *session.State, now time.Time) *session.State {
 	if st.Status.Ended() || store.SupervisorAlive(st.ID) || handingOver(st, now) {
 		return st
 	}
+	var decided *session.State
 	upd, err := store.Update(ctx, st.ID, func(cur *session.State) error {
 		if cur.Status.Ended() || store.SupervisorAlive(cur.ID) {
 			return session.ErrNoChange
 		}
+		decided = cur
+		status, class := session.Crashed, session.FailCrashed
 		msg := "the supervising csa died before the run ended"
 		if cur.SupervisorPID > 0 {
 			msg = fmt.Sprintf("the supervising csa (pid %d) died before the run ended", cur.SupervisorPID)
+		}
+		if why, ok := store.NoSpace(cur.ID); ok {
+			status, class, msg = session.Failed, session.FailNoSpace, why
 		}
 		if cur.PGID > 0 {
 			if n := proc.KillTagged(cur.PGID, EnvSessionID+"="+cur.ID); n > 0 {
@@ -31,11 +43,19 @@ func Reconcile(ctx context.Context, store *session.Store, st *session.State, now
 		}
 		cur.EndedAt = now.UTC()
 		cur.Reason = msg
-		cur.Failure = &session.Failure{Class: session.FailCrashed, Message: msg}
-		return cur.Move(session.Crashed)
+		cur.Failure = &session.Failure{Class: class, Message: msg}
+		return cur.Move(status)
 	})
 	if err != nil {
+		if decided != nil && fsutil.NoSpace(err) {
+			return decided // the truth, recorded by a reader once there is room
+		}
 		return st
+	}
+	if decided != nil {
+		// What the supervisor left for its end is of no more use.
+		store.ClearNoSpace(st.ID)
+		events.GiveBackRoom(store.Path(st.ID, session.EventsFile))
 	}
 	closePane(ctx, upd)
 	return upd

@@ -5,7 +5,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Spec is everything needed to start and supervise the program. It is saved
@@ -65,6 +65,9 @@ type Spec struct {
 	// Classifier: an interactive session with on_needs_input hooks is
 	// classified by its pane wrapper each heartbeat with these settings.
 	Classifier *interactive.Settings `json:"classifier,omitempty"`
+	// RawBytes keeps the exact bytes of the fields above that are not
+	// UTF-8 (a prompt in Args, a path): see internal/verbatim.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // Sandbox is the resource control of a run.
@@ -79,7 +82,7 @@ type Sandbox struct {
 const specFile = "run.json"
 
 func saveSpec(store *session.Store, sp *Spec) error {
-	data, err := json.Marshal(sp)
+	data, err := verbatim.Marshal(sp)
 	if err != nil {
 		return err
 	}
@@ -93,8 +96,12 @@ func LoadSpec(store *session.Store, id string) (*Spec, error) {
 		return nil, fmt.Errorf("read run spec of %s: %w", id, err)
 	}
 	sp := new(Spec)
-	if err := json.Unmarshal(data, sp); err != nil {
+	bad, err := verbatim.Unmarshal(data, sp)
+	if err != nil {
 		return nil, fmt.Errorf("decode run spec of %s: %w", id, err)
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("decode run spec of %s: cannot restore %s", id, strings.Join(bad, ", "))
 	}
 	return sp, nil
 }

@@ -60,6 +60,9 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	if end := l.preRun(ctx); end != nil {
 		return l.finish(nil, end, agents.Outcome{}, nil)
 	}
+	if end := l.fullAlready(); end != nil {
+		return l.finish(nil, end, agents.Outcome{}, nil)
+	}
 	outLog, errLog, err := s.openLogs(id)
 	if err != nil {
 		return nil, err
@@ -111,13 +114,13 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	parser := agents.For(agents.Tool(sp.Tool)).NewParser()
 	// The log keeps the program's raw stream; a person watching sees the
 	// answer text the parser finds in it.
-	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, touch: l.touch,
+	outP := &pump{src: rOut, log: outLog, maxLog: sp.MaxLogBytes, touch: l.touch, failed: l.noSpace,
 		lines: func(line []byte) {
 			for _, e := range parser.Feed(line) {
 				l.observe(e)
 			}
 		}}
-	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, touch: l.touch}
+	errP := &pump{src: rErr, log: errLog, live: s.Stderr, maxLog: sp.MaxLogBytes, touch: l.touch, failed: l.noSpace}
 	if sp, ok := parser.(agents.StderrParser); ok {
 		errP.lines = func(line []byte) {
 			for _, e := range sp.FeedStderr(line) {

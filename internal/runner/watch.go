@@ -47,7 +47,8 @@ type watchOpts struct {
 
 // watch waits until the program exits or o.done closes, and stops the
 // program at the first reason csa has: an interrupt (ctx), the total or
-// idle timeout, a `csa kill` request, the agent's own rate-limit retries.
+// idle timeout, a `csa kill` request, the agent's own rate-limit retries,
+// a full disk.
 // It returns that reason (nil when the run ended by itself) and whether
 // it returned because the program exited.
 func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
@@ -111,6 +112,8 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 			}
 		case e := <-l.giveUp:
 			why, l.abandoned = e, true
+		case e := <-l.full:
+			why = e
 		case <-tick:
 			o.tick()
 		}

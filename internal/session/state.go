@@ -83,6 +83,7 @@ const (
 	FailCrashed     = "crashed"         // died on a signal, failed for no known reason, or lost its supervisor
 	FailNoResult    = "no_result"       // exited 0 without an answer
 	FailOOM         = "oom_killed"      // killed by the kernel for exceeding its memory limit
+	FailNoSpace     = "no_space"        // the disk holding the session filled up: csa stopped the run it could no longer record
 	FailRateLimited = "rate_limited"    // the provider answered 429 or overloaded
 	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
 	FailAuth        = "auth"            // the provider refused the credentials
@@ -91,7 +92,7 @@ const (
 
 // FailureClasses lists every class, in the order the README gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
-	FailInterrupted, FailKilled, FailStart, FailOOM, FailRefused}
+	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused}
 
 // RateLimited reports whether a failure class means the provider is
 // limiting the account: a reason to fail over to another model.
@@ -166,6 +167,16 @@ type State struct {
 
 	// Interactive is set for a session run in a tmux pane.
 	Interactive *Interactive `toml:"interactive,omitempty" json:"interactive,omitempty"`
+
+	// RawBytes holds, in base64 by JSON Pointer, the exact bytes of every
+	// field above that is not valid UTF-8 (a prompt in args, a path, an
+	// agent's answer), which the field itself shows with U+FFFD: TOML and
+	// JSON strings hold only text (internal/verbatim).
+	RawBytes map[string]string `toml:"raw_bytes,omitempty" json:"raw_bytes,omitempty"`
+	// Damaged names the fields of a state file that could not be read
+	// exactly (written by a csa that did not keep their bytes, or
+	// corrupted): they show what could be read, or nothing.
+	Damaged []string `toml:"damaged,omitempty" json:"damaged,omitempty"`
 }
 
 // Interactive is where an interactive session runs.

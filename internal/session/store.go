@@ -18,7 +18,6 @@ import (
 
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
-	"github.com/pelletier/go-toml/v2"
 )
 
 // File names inside a session directory.
@@ -168,14 +167,18 @@ func (e *ExistsError) Error() string { return fmt.Sprintf("session %s already ex
 // before is found with no supervisor, and reconciled as crashed, which is
 // what happened.
 func (s *Store) Save(st *State) error {
-	data, err := toml.Marshal(st)
+	data, err := Encode(st)
 	if err != nil {
-		return fmt.Errorf("encode state of %s: %w", st.ID, err)
+		return err
 	}
 	if st.Status == Running {
 		return fsutil.WriteFileReplace(s.Path(st.ID, StateFile), data)
 	}
-	return fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
+	err = fsutil.WriteFileAtomic(s.Path(st.ID, StateFile), data)
+	if err != nil && st.Status.Ended() {
+		err = s.saveFromReserve(st.ID, data, err) // a full disk
+	}
+	return err
 }
 
 // Load reads the state of a full id.
@@ -190,14 +193,7 @@ func (s *Store) Load(id string) (*State, error) {
 		}
 		return nil, fmt.Errorf("read state of %s: %w", id, err)
 	}
-	st := new(State)
-	if err := toml.Unmarshal(data, st); err != nil {
-		return nil, &CorruptError{ID: id, Err: err}
-	}
-	if st.ID != id || !st.Status.Valid() {
-		return nil, &CorruptError{ID: id, Err: fmt.Errorf("state names id %q, status %q", st.ID, st.Status)}
-	}
-	return st, nil
+	return Decode(data, id)
 }
 
 // ErrStateMissing is the CorruptError of a directory without state file.

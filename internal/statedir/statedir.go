@@ -29,3 +29,10 @@ func Dir(getenv func(string) string) string {
 func ScratchTrees(getenv func(string) string) string {
 	return filepath.Join(Dir(getenv), "cluster-trees")
 }
+
+// CallerProjects is where a cluster worker keeps a directory for each
+// caller's project that is no directory on the worker: the project of
+// the project-scoped MCP servers of that caller's remote runs.
+func CallerProjects(getenv func(string) string) string {
+	return filepath.Join(Dir(getenv), "cluster-projects")
+}

@@ -3,7 +3,6 @@ package workflow
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Journal record types, in the order a run writes them.
@@ -41,6 +41,9 @@ type Record struct {
 	Status    string    `json:"status,omitempty"`
 	Failure   *Failure  `json:"failure,omitempty"`
 	PID       int       `json:"pid,omitempty"`
+	// RawBytes keeps the exact bytes of a step's output (or any string
+	// above) that is not UTF-8 (internal/verbatim).
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // Store holds workflow runs: <state dir>/workflows/<ID>/, each with
@@ -56,6 +59,9 @@ type RunInfo struct {
 	Dir       string    `json:"dir"` // the working directory of its steps
 	CreatedAt time.Time `json:"created_at"`
 	Plan      *Plan     `json:"plan"`
+	// RawBytes keeps the exact bytes of the prompts and paths above that
+	// are not UTF-8 (internal/verbatim): a resumed run runs them as given.
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // Create records a new run of plan in dir.
@@ -67,7 +73,7 @@ func (s *Store) Create(plan *Plan, dir string, now time.Time) (*RunInfo, error) 
 	if err := fsutil.MkdirPrivate(s.path(info.ID, "")); err != nil {
 		return nil, err
 	}
-	data, err := json.MarshalIndent(info, "", "  ")
+	data, err := verbatim.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +141,7 @@ func (s *Store) Info(id string) (*RunInfo, error) {
 		return nil, err
 	}
 	var info RunInfo
-	if err := json.Unmarshal(data, &info); err != nil {
+	if _, err := verbatim.Unmarshal(data, &info); err != nil {
 		return nil, fmt.Errorf("workflow run %s: run.json: %w", id, err)
 	}
 	return &info, nil
@@ -179,7 +185,7 @@ func (s *Store) Records(id string) ([]Record, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		if _, err := verbatim.Unmarshal(sc.Bytes(), &r); err != nil {
 			if !bytes.HasSuffix(data, []byte("\n")) && n == bytes.Count(data, []byte("\n"))+1 {
 				break
 			}
@@ -214,7 +220,7 @@ func (j *Journal) Append(r Record) error {
 	if r.TS.IsZero() {
 		r.TS = j.now().UTC()
 	}
-	data, err := json.Marshal(r)
+	data, err := verbatim.Marshal(&r)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,7 @@ func Classify(err error) (code string, exit int) {
 	var ex *session.ExistsError
 	var cfg *config.Error
 	var tool *agents.UnknownToolError
+	var nul *agents.NULError
 	switch {
 	case errors.As(err, &e):
 		return e.Code, e.Exit
@@ -77,6 +78,8 @@ func Classify(err error) (code string, exit int) {
 		return "config", ExitUsage
 	case errors.As(err, &tool):
 		return "unknown_tool", ExitUsage
+	case errors.As(err, &nul):
+		return "nul_byte", ExitUsage
 	case interrupt.Is(err):
 		return "interrupted", ExitInterrupted
 	}

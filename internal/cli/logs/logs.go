@@ -5,7 +5,6 @@ package logs
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -176,7 +175,7 @@ func WriteText(w io.Writer, data []byte) (int64, error) {
 			continue
 		}
 		var t agents.Text
-		if json.Unmarshal(e.Data, &t) == nil {
+		if e.Decode(&t) == nil {
 			io.WriteString(w, t.Text)
 			if !t.Delta && !strings.HasSuffix(t.Text, "\n") {
 				io.WriteString(w, "\n")

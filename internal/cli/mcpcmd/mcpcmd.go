@@ -17,7 +17,7 @@ const Program = "csa-mcp"
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp-server",
-		Short: "Serve csa's tools over MCP on stdio (run, list_sessions, session_status, wait, read_log, kill, review)",
+		Short: "Serve csa's tools over MCP on stdio (run, list_sessions, session_status, wait, send, read_log, kill, review)",
 		Long: `Serve csa's tools over the Model Context Protocol on stdio: an agent program
 configured with "csa mcp-server" as an MCP server can run sub-agents (waiting for
 the result or not), list, inspect, wait for, read and kill sessions, and ask for a

@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // Result is the stable JSON answer of `csa run --json`.
@@ -28,16 +29,21 @@ type Result struct {
 	Failure           *session.Failure  `json:"failure"`
 	Tier              string            `json:"tier,omitempty"`
 	FallbackChain     []session.Attempt `json:"fallback_chain,omitempty"`
+	// RawBytes: the exact bytes of the fields above that are not UTF-8,
+	// as in `csa inspect --json` (internal/verbatim).
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
 // NewResult summarises a final state.
 func NewResult(st *session.State) Result {
-	return Result{
+	r := Result{
 		SessionID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ExitCode: st.ExitCode,
 		Result: st.Result, Usage: st.Usage, ProviderSessionID: st.ProviderSessionID,
 		DurationMS: st.Duration(st.EndedAt).Milliseconds(), Failure: st.Failure,
 		Tier: st.Tier, FallbackChain: st.FallbackChain,
 	}
+	r.RawBytes = verbatim.Collect(&r)
+	return r
 }
 
 // ExitFor maps a session's final state to csa's exit status.

@@ -45,7 +45,8 @@ func (j *job) giveMCP(ctx context.Context, req *runner.Request) {
 }
 
 // ensureHub makes sure the hub answers on its socket, starting it if need
-// be, and returns the bridge to it for this job's project.
+// be, and returns the bridge to it for this job's project (and the scope
+// it was given).
 func (j *job) ensureHub(ctx context.Context) *hubGrant {
 	fail := func(err error) *hubGrant {
 		return &hubGrant{warning: fmt.Sprintf("mcp: the run goes on without csa's MCP hub: %v", err)}
@@ -61,6 +62,6 @@ func (j *job) ensureHub(ctx context.Context) *hubGrant {
 	if err := mcplink.Ensure(ctx, exe, socket, j.f.Getenv); err != nil {
 		return fail(err)
 	}
-	b := mcplink.Bridge(exe, socket, j.root)
+	b := mcplink.Bridge(exe, socket, j.root, j.o.MCPScope)
 	return &hubGrant{server: &agents.MCPServer{Name: b.Name, Command: b.Command, Args: b.Args}}
 }

@@ -4,6 +4,7 @@ package run
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,10 @@ type Options struct {
 	Interactive bool
 	// NoMCP gives the run no MCP hub, whatever the configuration says.
 	NoMCP bool
+	// MCPScope is the project whose instances of project-scoped MCP
+	// servers the run shares ("": its own project root). A worker gives
+	// a remote run's scratch tree its caller's project (hidden flag).
+	MCPScope string
 	// NoHooks and NoGuards turn off the hooks and the prompt guards of
 	// the hooks files for this run.
 	NoHooks, NoGuards bool
@@ -129,6 +134,8 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringSliceVar(&opts.Labels, "labels", nil, "with --remote: labels the worker must have, k=v,...")
 	fl.IntVar(&opts.Retries, "retries", 0, "with --remote: queue the run again, at most N times, when its worker is lost (default 0: agent runs are not idempotent)")
 	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
+	fl.StringVar(&opts.MCPScope, "mcp-scope", "", "the project (an absolute path) whose instances of project-scoped MCP servers the run shares (default: its own)")
+	fl.MarkHidden("mcp-scope")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -175,6 +182,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if err := o.checkSessionID(); err != nil {
 		return err
+	}
+	if o.MCPScope != "" && !filepath.IsAbs(o.MCPScope) {
+		return cmdutil.Usagef("--mcp-scope %q is not an absolute path", o.MCPScope)
 	}
 	// A run supervised here finds its keeper now, while csa reads its
 	// configuration, rather than in series before the program.
