@@ -14,7 +14,6 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/proc"
@@ -90,11 +89,7 @@ func writeFakeConfig(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	var b strings.Builder
-	for _, t := range agents.All {
-		fmt.Fprintf(&b, "[tools.%s]\npath = \"fakeagent\"\n", t)
-	}
-	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600)
+	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(fakeagent.Config("fakeagent")), 0o600)
 }
 
 // waitBound bounds every polling command: a failure, not a slow machine,
