@@ -130,10 +130,8 @@ func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := fmt.Sprintf("[tools.%s]\npath = %q\n", tool, bin)
-	if w.model = devenv.Model(tool); w.model != "" {
-		cfg += fmt.Sprintf("model = %q\n", w.model)
-	}
+	w.model = devenv.Model(tool)
+	cfg := devenv.CSAConfig(map[agents.Tool]string{tool: bin})
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}

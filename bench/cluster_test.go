@@ -21,10 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/clustertest"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -41,18 +41,8 @@ func newClusterMachine(b *testing.B, name, url string) *clusterMachine {
 	if err := os.MkdirAll(cfg, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	var c strings.Builder
-	fmt.Fprintf(&c, "[cluster]\nurl = %q\n", url)
-	for _, tl := range agents.All {
-		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, agentBin)
-	}
-	// The fake agent needs next to no memory: the runs start whatever the
-	// shared machine has free (the default estimates are the real agents').
-	c.WriteString("[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n")
-	for _, tl := range agents.All {
-		fmt.Fprintf(&c, "%s = 16\n", tl)
-	}
-	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
+	c := fmt.Sprintf("[cluster]\nurl = %q\n", url) + fakeagent.Config(agentBin)
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	m := &clusterMachine{name: name, dir: dir}

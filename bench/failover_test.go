@@ -66,16 +66,16 @@ func failover(b *testing.B, s *agents.Spec) {
 		}
 	}
 	nextSpec, _ := agents.Lookup(string(next))
-	var cfg strings.Builder
+	programs := map[agents.Tool]string{}
 	for _, t := range []*agents.Spec{s, nextSpec} {
 		bin, err := programBin(t.Tool)
 		if err != nil {
 			b.Fatalf("%s is not installed; run `make agents`: %v", t.Tool, err)
 		}
-		fmt.Fprintf(&cfg, "[tools.%s]\npath = %q\n", t.Tool, bin)
+		programs[t.Tool] = bin
 	}
-	fmt.Fprintf(&cfg, "[tiers.t]\nmodels = [%q, %q]\n", first, string(next)+"/p2/m")
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+	cfg := fmt.Sprintf("[tiers.t]\nmodels = [%q, %q]\n", first, string(next)+"/p2/m") + devenv.CSAConfig(programs)
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	prep, err := devenv.Prepare(filepath.Join(base, "home"), url, devenv.Options{

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/modelserver"
 )
 
@@ -150,6 +151,7 @@ func newWorldIn(tb testing.TB, base, extra string) *world {
 	if !strings.Contains(extra, "[tools.codex]") {
 		cfg = fmt.Sprintf("[tools.codex]\npath = %q\n%s", agentBin, extra)
 	}
+	cfg = fakeagent.Resources() + cfg
 	if err := os.WriteFile(filepath.Join(w.configDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		tb.Fatal(err)
 	}

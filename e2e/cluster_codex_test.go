@@ -98,7 +98,7 @@ func newNode(t *testing.T, name, natsURL, modelURL, codex string) *node {
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("[cluster]\nurl = %q\n[tools.codex]\npath = %q\nmodel = %q\n", natsURL, codex, devenv.Model(agents.Codex))
+	cfg := fmt.Sprintf("[cluster]\nurl = %q\n", natsURL) + devenv.CSAConfig(map[agents.Tool]string{agents.Codex: codex})
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

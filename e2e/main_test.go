@@ -125,16 +125,13 @@ func newWorldWith(t *testing.T, script string, opts devenv.Options) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg strings.Builder
-	for _, tl := range tools {
-		fmt.Fprintf(&cfg, "[tools.%s]\npath = %q\n", tl.name, paths[tl.name])
-		if m := devenv.Model(agents.Tool(tl.name)); m != "" {
-			fmt.Fprintf(&cfg, "model = %q\n", m)
-		}
+	programs := map[agents.Tool]string{}
+	for name, p := range paths {
+		programs[agents.Tool(name)] = p
 	}
 	cfgDir := filepath.Join(dir, "csa-config")
 	os.MkdirAll(cfgDir, 0o700)
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(devenv.CSAConfig(programs)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env = append(env,

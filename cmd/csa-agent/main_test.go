@@ -78,6 +78,11 @@ func TestScripts(t *testing.T) {
 					if err := writeFile(filepath.Join(env.WorkDir, "config", "csa-agent", "config.toml"), cfg); err != nil {
 						return err
 					}
+					// csa (for /review) runs every tool as the fake agent.
+					env.Setenv("CSA_CONFIG_HOME", filepath.Join(env.WorkDir, "csa-config"))
+					if err := writeFile(filepath.Join(env.WorkDir, "csa-config", "config.toml"), fakeagent.Config("fakeagent")); err != nil {
+						return err
+					}
 					for _, kv := range api.env(url) {
 						k, v, _ := strings.Cut(kv, "=")
 						env.Setenv(k, v)

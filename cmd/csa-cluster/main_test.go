@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/fakeagent"
 )
 
 // bin holds csa, csa-cluster, csa-mcp and the fake agent, built for these
@@ -46,12 +46,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakeNeeds is the memory the fake agent is judged to need before it
-// starts (csa's and the worker's pre-flight checks): little, so that these
-// tests do not depend on the machine's free memory.
-const fakeNeeds = "[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n" +
-	"claude-code = 64\ncodex = 64\ngemini-cli = 64\nopencode = 64\ncsa-agent = 64\n"
-
 // machine is one csa installation: its own HOME, state directory and
 // configuration (every tool is the fake agent, [cluster] url set).
 type machine struct {
@@ -66,13 +60,8 @@ func newMachine(t *testing.T, name, url string) *machine {
 	if err := os.MkdirAll(cfg, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var c strings.Builder
-	fmt.Fprintf(&c, "[cluster]\nurl = %q\n", url)
-	for _, tl := range agents.All {
-		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
-	}
-	c.WriteString(fakeNeeds)
-	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
+	c := fmt.Sprintf("[cluster]\nurl = %q\n", url) + fakeagent.Config(filepath.Join(bin, "fakeagent"))
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m := &machine{name: name, dir: dir}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/fakeagent"
 )
 
 // bin holds csa, csa-mcp and the fake agent, built for these tests: the
@@ -48,12 +48,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakeNeeds is the memory the fake agent is judged to need before it
-// starts: little, so that these tests do not depend on the machine's free
-// memory (a real tool's estimate is gigabytes).
-const fakeNeeds = "[resources]\nmin_free_memory_mb = 0\n[resources.initial_estimates]\n" +
-	"claude-code = 64\ncodex = 64\ngemini-cli = 64\nopencode = 64\ncsa-agent = 64\n"
-
 // world is an isolated csa (state, config pointing every tool at the fake
 // agent, project) for MCP clients.
 type world struct {
@@ -68,12 +62,7 @@ func newWorld(t *testing.T) *world {
 	for _, d := range []string{w.proj, cfg} {
 		os.MkdirAll(d, 0o700)
 	}
-	var c strings.Builder
-	for _, tl := range agents.All {
-		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
-	}
-	c.WriteString(fakeNeeds)
-	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(fakeagent.Config(filepath.Join(bin, "fakeagent"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range os.Environ() {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -67,11 +67,7 @@ func newWorld(t *testing.T) *world {
 	for _, d := range []string{filepath.Join(w.proj, ".csa"), cfg} {
 		os.MkdirAll(d, 0o700)
 	}
-	var c strings.Builder
-	for _, tl := range agents.All {
-		fmt.Fprintf(&c, "[tools.%s]\npath = %q\n", tl, filepath.Join(bin, "fakeagent"))
-	}
-	must(t, os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(c.String()), 0o600))
+	must(t, os.WriteFile(filepath.Join(cfg, "config.toml"), []byte(fakeagent.Config(filepath.Join(bin, "fakeagent"))), 0o600))
 	must(t, os.WriteFile(filepath.Join(w.proj, ".csa", "config.toml"), []byte(projectConfig), 0o600))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CSA_") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "TMUX") &&

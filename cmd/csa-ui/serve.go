@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/loopback"
 	"github.com/csa-dev/csa/internal/web"
 )
 
@@ -24,7 +25,7 @@ func runServe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := web.CheckAddr(*addr); err != nil {
+	if err := loopback.CheckAddr(*addr); err != nil {
 		return usagef("%v", err)
 	}
 	v, err := newViews(*all)

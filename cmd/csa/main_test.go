@@ -15,20 +15,22 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/scripttest"
 )
 
-// TestMain makes the test binary double as csa and as the fake agent, so
-// scripts and integration tests run the real command, as separate processes.
+// TestMain makes the test binary double as csa, the fake agent and
+// csa-model-server, so scripts and integration tests run the real
+// commands, as separate processes.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"csa":       func() { os.Exit(root.Entry()) },
-		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+		"csa":              func() { os.Exit(root.Entry()) },
+		"fakeagent":        func() { os.Exit(fakeagent.Main()) },
+		"csa-model-server": func() { os.Exit(modelserver.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -92,11 +94,7 @@ func writeFakeConfig(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	var b strings.Builder
-	for _, t := range agents.All {
-		fmt.Fprintf(&b, "[tools.%s]\npath = \"fakeagent\"\n", t)
-	}
-	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o600)
+	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(fakeagent.Config("fakeagent")), 0o600)
 }
 
 // waitBound bounds every polling command: a failure, not a slow machine,

@@ -30,7 +30,7 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 	if err != nil {
 		return nil, err
 	}
-	defer held.Unlock()
+	defer held.Release()
 	b, prog, err := s.load(id)
 	if err != nil {
 		return nil, err

@@ -139,7 +139,7 @@ func TestRunFailureAndStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Unlock()
+	defer held.Release()
 	if st, _ := Status(s, b.ID, nil); st.State != Running {
 		t.Errorf("state %s while held, want running", st.State)
 	}

@@ -109,25 +109,17 @@ func (s *Store) Resolve(arg string) (string, error) {
 }
 
 // hold takes batch id's run lock, which the kernel lets go of when its
-// holder dies.
-func (s *Store) hold(id string) (*lock.Lock, error) {
-	l := lock.New(filepath.Join(s.dir(id), "run.lock"))
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+// holder dies (a dead holder's lock is not refused: lock.Owned).
+func (s *Store) hold(id string) (*lock.Owned, error) {
+	l, err := lock.TakeOwned(filepath.Join(s.dir(id), "run.lock"))
+	if errors.Is(err, lock.ErrOwned) {
 		return nil, fmt.Errorf("%w by another csa batch", ErrBusy)
 	}
-	return l, nil
+	return l, err
 }
 
-// running reports whether a csa batch holds batch id's run lock.
+// running reports whether a live csa batch holds batch id's run lock.
 func (s *Store) running(id string) bool {
-	l, err := s.hold(id)
-	if err != nil {
-		return errors.Is(err, ErrBusy)
-	}
-	l.Unlock()
-	return false
+	live, err := lock.OwnedByLive(filepath.Join(s.dir(id), "run.lock"))
+	return err == nil && live
 }

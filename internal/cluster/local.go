@@ -116,7 +116,9 @@ func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store,
 }
 
 // env is the worker's environment with the remote run's genealogy: its
-// parent's depth, so that the depth limit holds across machines.
+// parent's depth, so that the depth limit holds across machines. The
+// parent's id names a session of the caller's machine, none here: the
+// local session records parent_unknown, the caller's record the parent.
 func (l *Local) env(req Request) []string {
 	env := make([]string, 0, len(l.Env)+2)
 	for _, kv := range l.Env {
@@ -127,9 +129,6 @@ func (l *Local) env(req Request) []string {
 	}
 	if req.Depth > 0 {
 		env = append(env, runner.EnvDepth+"="+strconv.Itoa(req.Depth-1))
-		if req.ParentID != "" {
-			env = append(env, runner.EnvSessionID+"="+req.ParentID)
-		}
 		if req.ParentTool != "" {
 			env = append(env, runner.EnvTool+"="+req.ParentTool)
 		}

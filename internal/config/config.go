@@ -101,7 +101,7 @@ type ReviewConfig struct {
 // of it in [tools.NAME.resources].
 type ResourcesConfig struct {
 	// EnforcementMode is Required (refuse to run without the preferred
-	// sandbox layer), BestEffort (use the best layer there is, warn once)
+	// sandbox layer, or with no limit to enforce), BestEffort (use the best layer there is, warn once)
 	// or Off.
 	EnforcementMode string `toml:"enforcement_mode"`
 	// Sandbox is the preferred layer: auto (the best available), systemd,

@@ -84,7 +84,7 @@ func Template() string {
 	set("output.max_log_bytes", "Cap on the recorded output log of one session, in bytes (1 GiB).")
 	line("")
 	line("[resources]")
-	set("resources.enforcement_mode", "Required (refuse without the preferred sandbox layer), BestEffort (best available, warn once) or Off.")
+	set("resources.enforcement_mode", "Required (refuse without the preferred sandbox layer, or with no limit set), BestEffort (best available, warn once) or Off.")
 	set("resources.sandbox", "Preferred layer: auto, systemd, cgroup2, cgroup1, setrlimit or none.")
 	set("resources.memory_max_mb", "Memory limit of one run in MB; 0 for none.")
 	set("resources.memory_swap_max_mb", "Swap limit of one run in MB (cgroup layers only); 0 for none.")

@@ -36,6 +36,8 @@ func helper(mode string) int {
 	switch {
 	case strings.HasPrefix(mode, "hold:"):
 		h, err = lock.Acquire(strings.TrimPrefix(mode, "hold:"))
+	case strings.HasPrefix(mode, "own:"), strings.HasPrefix(mode, "own-forking:"):
+		return owner(mode)
 	case mode == "adopt":
 		h, err = lock.Adopt(3, "inherited.lock")
 	default:

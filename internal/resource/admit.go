@@ -38,7 +38,8 @@ type Admission struct {
 // Admit decides a run's sandbox plan, takes its concurrency slot (waiting
 // for one, first come first served, when asked) and checks that the
 // machine has the memory the tool is expected to need. Its refusals are a
-// *RefusedError (the limits cannot be enforced as required), an error
+// *RefusedError (the limits cannot be enforced as required),
+// ErrNothingToEnforce (Required without a limit), an error
 // wrapping ErrNoSlots, a *PreflightError, or ctx's cause while waiting. On
 // a refusal nothing is held.
 func Admit(ctx context.Context, caps *Capabilities, slots *Slots, a Ask) (Admission, error) {

@@ -1,13 +1,14 @@
 package resource
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
 
 // Enforcement modes: the closed set of resources.enforcement_mode.
 const (
-	Required   = "Required"   // refuse to run without the preferred layer
+	Required   = "Required"   // refuse to run without the preferred layer or a limit
 	BestEffort = "BestEffort" // the best layer there is, with a warning
 	Off        = "Off"        // no limits
 )
@@ -50,6 +51,11 @@ type RefusedError struct{ Msg string }
 
 func (e *RefusedError) Error() string { return e.Msg }
 
+// ErrNothingToEnforce refuses a Required run that sets no limit: it would
+// run unconfined, which is what Required is there to prevent.
+var ErrNothingToEnforce = errors.New("enforcement_mode Required, but no limit is set " +
+	"(memory_max_mb, memory_swap_max_mb or pids_max; --memory-max-mb, --memory-swap-max-mb or --pids-max): nothing would be enforced")
+
 // enforces reports whether layer can enforce every requested limit.
 func enforces(layer string, lim Limits) (bool, string) {
 	switch layer {
@@ -74,6 +80,9 @@ func enforces(layer string, lim Limits) (bool, string) {
 // Decide picks the layer for a run from what the host offers, the
 // enforcement mode and the preferred layer (auto for the best there is).
 func Decide(c *Capabilities, mode, preferred string, lim Limits) (Plan, error) {
+	if mode == Required && !lim.Any() {
+		return Plan{}, ErrNothingToEnforce
+	}
 	if mode == Off || !lim.Any() {
 		return Plan{Layer: LayerNone, Limits: lim}, nil
 	}

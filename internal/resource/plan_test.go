@@ -29,7 +29,8 @@ func TestDecide(t *testing.T) {
 		lim              Limits
 		layer, warn, err string
 	}{
-		{"no limits need no layer", caps(LayerCgroup1), Required, Auto, Limits{}, LayerNone, "", ""},
+		{"no limits need no layer", caps(LayerCgroup1), BestEffort, Auto, Limits{}, LayerNone, "", ""},
+		{"required without limits enforces nothing", caps(LayerCgroup1), Required, LayerCgroup1, Limits{}, "", "", "no limit is set"},
 		{"off", caps(LayerCgroup1), Off, Auto, mem, LayerNone, "", ""},
 		{"auto picks the best", caps(LayerCgroup1, LayerCgroup2), BestEffort, Auto, mem, LayerCgroup2, "degraded to the cgroup2", ""},
 		{"best of all, no warning", caps(LayerSystemd), BestEffort, Auto, mem, LayerSystemd, "", ""},

@@ -139,14 +139,31 @@ type Parent struct {
 	Tool        string
 	Depth       int // depth of the parent; a root caller has none
 	ProjectRoot string
+	// Gone is a CSA_SESSION_ID that names no session (ForgetGone).
+	Gone string
 }
 
 // Describe names the parent for messages.
 func (p *Parent) Describe() string {
-	if p.SessionID == "" {
+	switch {
+	case p.Gone != "":
+		return fmt.Sprintf("%s=%d, %s=%s names no session", EnvDepth, p.Depth, EnvSessionID, p.Gone)
+	case p.SessionID == "":
 		return fmt.Sprintf("%s=%d without %s", EnvDepth, p.Depth, EnvSessionID)
 	}
 	return "parent session " + p.SessionID
+}
+
+// ForgetGone drops a parent id that names no session of store (removed,
+// or never made): the run records parent_unknown, as for a caller that
+// gave no id, rather than a parent that does not exist; the depth holds
+// all the same. It reports whether it dropped one (kept in Gone).
+func (p *Parent) ForgetGone(store *session.Store) bool {
+	if p == nil || p.SessionID == "" || store.Taken(p.SessionID) != nil {
+		return false
+	}
+	p.Gone, p.SessionID = p.SessionID, ""
+	return true
 }
 
 // ParentFromEnv reads the caller's genealogy. Whenever CSA_DEPTH is set

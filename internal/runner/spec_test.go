@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -188,5 +190,53 @@ func TestDisplayArgs(t *testing.T) {
 				t.Error("displayArgs modified its input, which is the argv that runs")
 			}
 		})
+	}
+}
+
+// TestForgetGone: a parent id naming a session of the store is kept; one
+// naming none (removed, or a stillborn directory no agent ran for) is
+// dropped, so the new session records parent_unknown at the same depth.
+func TestForgetGone(t *testing.T) {
+	store, err := session.Open(filepath.Join(t.TempDir(), "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	live, h, err := NewSession(store, "", "codex", nil, "/p", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(live); err != nil {
+		t.Fatal(err)
+	}
+	h.Release()
+	stillborn := session.NewID(now)
+	if err := store.MakeDir(stillborn); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id   string
+		gone bool
+	}{{live.ID, false}, {session.NewID(now), true}, {stillborn, true}} {
+		p := &Parent{SessionID: tt.id, Tool: "claude-code", Depth: 2}
+		if got := p.ForgetGone(store); got != tt.gone {
+			t.Errorf("%s: ForgetGone = %v, want %v", tt.id, got, tt.gone)
+		}
+		st, h, err := NewSession(store, "", "codex", p, "/p", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Release()
+		want := session.State{ParentID: tt.id, ParentTool: "claude-code", Depth: 3}
+		if tt.gone {
+			want.ParentID, want.ParentUnknown = "", true
+		}
+		if st.ParentID != want.ParentID || st.ParentUnknown != want.ParentUnknown || st.Depth != 3 || st.ParentTool != "claude-code" {
+			t.Errorf("%s: genealogy %q %v %d %q, want %q %v 3", tt.id, st.ParentID, st.ParentUnknown, st.Depth, st.ParentTool, want.ParentID, want.ParentUnknown)
+		}
+	}
+	var none *Parent
+	if none.ForgetGone(store) {
+		t.Error("no parent: dropped one")
 	}
 }

@@ -113,7 +113,8 @@ type State struct {
 	ParentID   string `toml:"parent_id,omitempty" json:"parent_id,omitempty"`
 	ParentTool string `toml:"parent_tool,omitempty" json:"parent_tool,omitempty"`
 	// ParentUnknown: the caller gave its depth (CSA_DEPTH) but no session
-	// id, so the depth counts while the parent cannot be named.
+	// id, or one that names no session, so the depth counts while the
+	// parent cannot be named.
 	ParentUnknown bool `toml:"parent_unknown,omitempty" json:"parent_unknown,omitempty"`
 
 	CreatedAt time.Time `toml:"created_at" json:"created_at"`

@@ -54,7 +54,7 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o RunOpti
 	if err != nil {
 		return nil, err
 	}
-	defer held.Unlock()
+	defer held.Release()
 	say := o.Say
 	if say == nil {
 		say = func(string) {}
@@ -159,18 +159,14 @@ func (j *planJournal) Ended(ctx context.Context, t *taskgraph.Task, sid string, 
 }
 
 // runLock is held by the one `todo run` of plan id; the kernel lets go of
-// it when that dies.
-func (s *Store) runLock(id string) (*lock.Lock, error) {
+// it when that dies (a dead holder's lock is not refused: lock.Owned).
+func (s *Store) runLock(id string) (*lock.Owned, error) {
 	if err := mkdirParent(s.Dir); err != nil {
 		return nil, err
 	}
-	l := lock.New(s.Dir + "." + id + ".run.lock")
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	l, err := lock.TakeOwned(s.Dir + "." + id + ".run.lock")
+	if errors.Is(err, lock.ErrOwned) {
 		return nil, fmt.Errorf("%w by another csa todo run", ErrBusy)
 	}
-	return l, nil
+	return l, err
 }

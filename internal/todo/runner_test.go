@@ -231,7 +231,7 @@ func TestRunRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Unlock()
+	defer held.Release()
 	if _, err := Run(context.Background(), s, id, newFake(p), RunOptions{}); !errors.Is(err, ErrBusy) {
 		t.Errorf("while another run holds it: %v, want ErrBusy", err)
 	}

@@ -151,23 +151,20 @@ func (s *Store) Info(id string) (*RunInfo, error) {
 var ErrRunning = errors.New("the workflow run is being run by another csa")
 
 // Lock takes the run's lock for the life of this process; the kernel
-// drops it when the process dies, so a crash leaves no stale lock.
-func (s *Store) Lock(id string) (*lock.Lock, error) {
-	l := lock.New(s.path(id, "lock"))
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+// drops it when the process dies, so a crash leaves no stale lock (and a
+// dead holder's lock is not refused: lock.Owned).
+func (s *Store) Lock(id string) (*lock.Owned, error) {
+	l, err := lock.TakeOwned(s.path(id, "lock"))
+	if errors.Is(err, lock.ErrOwned) {
 		return nil, fmt.Errorf("workflow run %s: %w", id, ErrRunning)
 	}
-	return l, nil
+	return l, err
 }
 
-// Running reports whether a csa holds the run's lock now.
+// Running reports whether a live csa holds the run's lock now.
 func (s *Store) Running(id string) bool {
-	held, err := lock.Held(s.path(id, "lock"))
-	return err == nil && held
+	live, err := lock.OwnedByLive(s.path(id, "lock"))
+	return err == nil && live
 }
 
 // Records reads a run's journal. A last line cut short by a crash is

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -34,6 +35,15 @@ func (f *Factory) Parent() (*runner.Parent, error) {
 		return nil, &Error{Code: "bad_environment", Exit: ExitUsage, Err: err}
 	}
 	return p, nil
+}
+
+// ForgetGoneParent drops a parent id that names no session of store, the
+// store of the caller's project (runner.Parent.ForgetGone), and says so.
+func (f *Factory) ForgetGoneParent(p *runner.Parent, store *session.Store) {
+	if p.ForgetGone(store) {
+		fmt.Fprintf(f.IO.ErrOut, "csa: warning: %s=%s names no session (removed?): the run records its parent as unknown (parent_unknown), at depth %d\n",
+			runner.EnvSessionID, p.Gone, p.Depth+1)
+	}
 }
 
 // ProjectRoot is the project of dir. Inside an agent the caller's project

@@ -132,7 +132,7 @@ func ownDirs(f *cmdutil.Factory, csaConfig string) (map[string]string, error) {
 }
 
 func writeConfig(path string, stderr io.Writer) error {
-	var b strings.Builder
+	programs := map[agents.Tool]string{}
 	for _, s := range agents.Registry {
 		bin, err := toolcache.Own(s.Program)
 		if err != nil && s.Program.BuiltWithCSA() {
@@ -143,13 +143,10 @@ func writeConfig(path string, stderr io.Writer) error {
 		if err != nil {
 			return cmdutil.Refused("tool_not_installed", err)
 		}
-		fmt.Fprintf(&b, "[tools.%s]\npath = %q\n", s.Tool, bin)
-		if m := devenv.Model(s.Tool); m != "" {
-			fmt.Fprintf(&b, "model = %q\n", m)
-		}
+		programs[s.Tool] = bin
 	}
 	if err := fsutil.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(path, []byte(b.String()))
+	return fsutil.WriteFileAtomic(path, []byte(devenv.CSAConfig(programs)))
 }

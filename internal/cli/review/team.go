@@ -48,6 +48,11 @@ func NewTeam(f *cmdutil.Factory) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
+	store, err := f.Store(root)
+	if err != nil {
+		return nil, err
+	}
+	f.ForgetGoneParent(parent, store)
 	t := &Team{F: f, Cwd: cwd, Root: root, Cfg: &loaded.Config, Parent: parent}
 	// The caller's tool: CSA_TOOL, else the nearest agent program among
 	// csa's ancestors.

@@ -72,6 +72,7 @@ func (o *Options) newJob() (*job, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.F.ForgetGoneParent(parent, store)
 	var hooks *runhooks.Set
 	if !o.NoHooks || !o.NoGuards {
 		h, err := o.F.Hooks(root)

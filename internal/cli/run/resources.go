@@ -77,6 +77,8 @@ func (j *job) admit(ctx context.Context, req *runner.Request) error {
 	var refused *resource.RefusedError
 	var short *resource.PreflightError
 	switch {
+	case errors.Is(err, resource.ErrNothingToEnforce):
+		return cmdutil.Refused("nothing_to_enforce", err)
 	case errors.As(err, &refused):
 		return cmdutil.Refused("sandbox_unavailable", err)
 	case errors.Is(err, resource.ErrNoSlots):

@@ -211,7 +211,7 @@ func execute(ctx context.Context, o *Options, store *wf.Store, info *wf.RunInfo)
 	if err != nil {
 		return err
 	}
-	defer l.Unlock()
+	defer l.Release()
 	exe, err := f.Executable()
 	if err != nil {
 		return fmt.Errorf("find csa itself: %w", err)
