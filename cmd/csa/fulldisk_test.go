@@ -16,8 +16,7 @@ import (
 )
 
 // onTmpfs is an env whose state directory is on a small tmpfs of its own,
-// which a run's output fills; it returns the mount. (The runs below pass
-// --no-preflight: they are not about free memory.)
+// which a run's output fills; it returns the mount.
 func onTmpfs(t *testing.T, e *env, size int64) string {
 	t.Helper()
 	mnt := tmpfstest.Mount(t, size)
@@ -88,7 +87,7 @@ func TestFullDiskEndsTheRunFailed(t *testing.T) {
 			prompt := "flood 5000000; sleep 60s"
 			var r psRow
 			if detach {
-				e.csa(0, "run", "-d", "--no-preflight", "--tool", "codex", prompt)
+				e.csa(0, "run", "-d", "--tool", "codex", prompt)
 				for deadline := time.Now().Add(waitBound); ; time.Sleep(20 * time.Millisecond) {
 					if rows := e.ps(); len(rows) == 1 && rows[0].State != "running" && rows[0].State != "pending" {
 						r = rows[0]
@@ -103,7 +102,7 @@ func TestFullDiskEndsTheRunFailed(t *testing.T) {
 					Status  string
 					Failure *session.Failure
 				}
-				out := e.csa(1, "run", "--json", "--no-preflight", "--tool", "codex", prompt)
+				out := e.csa(1, "run", "--json", "--tool", "codex", prompt)
 				if err := json.Unmarshal([]byte(out), &res); err != nil {
 					t.Fatalf("csa run --json printed %q: %v", out, err)
 				}
@@ -148,7 +147,7 @@ func TestFullDiskWithoutReserve(t *testing.T) {
 	e := newEnv(t)
 	mnt := onTmpfs(t, e, 2<<20)
 	goFile := filepath.Join(e.dir, "go")
-	c := e.cmd("run", "--no-preflight", "--tool", "codex", "waitfile "+goFile+"; flood 5000000; sleep 60s")
+	c := e.cmd("run", "--tool", "codex", "waitfile "+goFile+"; flood 5000000; sleep 60s")
 	var errb bytes.Buffer
 	c.Stderr = &errb
 	if err := c.Start(); err != nil {
@@ -210,7 +209,7 @@ func allocated(t *testing.T, path string) (size, blocks int64) {
 func TestCrashGivesBackEventsRoom(t *testing.T) {
 	e := newEnv(t)
 	mnt := onTmpfs(t, e, 2<<20)
-	c := e.cmd("run", "--no-preflight", "--tool", "codex", "echo up; sleep 60s")
+	c := e.cmd("run", "--tool", "codex", "echo up; sleep 60s")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -235,10 +234,10 @@ func TestCrashGivesBackEventsRoom(t *testing.T) {
 func TestFullDiskBeforeTheStart(t *testing.T) {
 	e := newEnv(t)
 	mnt := onTmpfs(t, e, 2<<20)
-	e.csa(0, "run", "--no-preflight", "--tool", "codex", "echo first")
+	e.csa(0, "run", "--tool", "codex", "echo first")
 	tmpfstest.Fill(t, mnt)
 	ran := filepath.Join(e.dir, "ran")
-	out := e.csa(1, "run", "--json", "--no-preflight", "--tool", "codex", "pidfile "+ran+"; sleep 60s")
+	out := e.csa(1, "run", "--json", "--tool", "codex", "pidfile "+ran+"; sleep 60s")
 	var res struct {
 		ID       string `json:"session_id"`
 		Status   string
