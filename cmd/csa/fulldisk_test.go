@@ -129,7 +129,7 @@ func TestFullDiskEndsTheRunFailed(t *testing.T) {
 				t.Errorf("session.ended says %q, the state %q", reason, r.Reason)
 			}
 			// The end was written from the space set aside.
-			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), session.ReserveFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(dir)), session.ReserveFile)); err == nil {
 				t.Errorf("the space set aside for the end is unused")
 			}
 			if names, _ := filepath.Glob(filepath.Join(dir, "end.*")); len(names) > 0 {
@@ -155,7 +155,7 @@ func TestFullDiskWithoutReserve(t *testing.T) {
 	}
 	e.waitRunning()
 	dir := sessionDir(t, mnt)
-	if err := os.Remove(filepath.Join(filepath.Dir(dir), session.ReserveFile)); err != nil {
+	if err := os.Remove(filepath.Join(filepath.Dir(filepath.Dir(dir)), session.ReserveFile)); err != nil {
 		t.Fatalf("no space was set aside at the start: %v", err)
 	}
 	os.WriteFile(goFile, nil, 0o600)

@@ -19,7 +19,7 @@ import (
 // supervisor leaves NoSpaceFile, so whoever next looks at the session
 // says why the end is missing instead of blaming a supervisor that lived.
 const (
-	ReserveFile = ".end.reserve" // in the sessions directory: space for a state that ends a run
+	ReserveFile = "end.reserve" // beside the sessions directory: space for a state that ends a run
 	NoSpaceFile = "end.nospace"  // in a session's: its end could not be recorded for lack of space, and why
 	// claimedReserve is the reserve once a run has taken it for its end.
 	claimedReserve = "end.reserve"
@@ -29,11 +29,15 @@ const (
 // state holds but for a long answer (its result).
 const reserveSize = 64 << 10
 
+// ReservePath is the store's reserve: beside the sessions directory (as
+// its summaries' cache is), where only session directories are.
+func (s *Store) ReservePath() string { return filepath.Join(filepath.Dir(s.dir), ReserveFile) }
+
 // Reserve makes sure space is set aside for a state that ends a run,
 // should the disk fill up. It fails where the space cannot be had: a full
 // disk, a file system that cannot preallocate.
 func (s *Store) Reserve() error {
-	path := filepath.Join(s.dir, ReserveFile)
+	path := s.ReservePath()
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
@@ -53,7 +57,7 @@ func (s *Store) saveFromReserve(id string, data []byte, err error) error {
 	if !fsutil.NoSpace(err) {
 		return err
 	}
-	reserve := filepath.Join(s.dir, ReserveFile)
+	reserve := s.ReservePath()
 	if fi, serr := os.Stat(reserve); serr != nil || int64(len(data)) > fi.Size() {
 		return err // none set aside, or too small
 	}

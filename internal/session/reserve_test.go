@@ -27,7 +27,7 @@ func TestSaveEndOnFullDisk(t *testing.T) {
 	if err := s.Reserve(); err != nil {
 		t.Fatal(err)
 	}
-	reserve := filepath.Join(s.Root(), session.ReserveFile)
+	reserve := s.ReservePath()
 	tmpfstest.Fill(t, dir)
 
 	// A result of several pages: no room left in a page already had.
@@ -117,9 +117,8 @@ func TestReserveWithoutPrealloc(t *testing.T) {
 	if err := s.Reserve(); err != nil {
 		t.Fatalf("Reserve again: %v, want nothing tried", err)
 	}
-	names, _ := filepath.Glob(filepath.Join(s.Root(), ".*"))
-	if len(names) != 1 || names[0] != filepath.Join(s.Root(), session.ReserveFile) {
-		t.Fatalf("the store holds %v, want an empty reserve", names)
+	if fi, err := os.Stat(s.ReservePath()); err != nil || fi.Size() != 0 {
+		t.Fatalf("reserve: %v, %v; want an empty one", fi, err)
 	}
 	id := idAt(3)
 	st := create(t, s, id, "")
