@@ -94,12 +94,17 @@ type Reaper struct {
 	pending []probe // probes written and not yet read back, oldest first
 	// unmarked: sessions of lost workers not marked yet (a failed mark).
 	unmarked map[lostRun]struct{}
+	// watching: Watch was called; unheld: claims found pending on a
+	// live worker (stranded.go).
+	watching bool
+	unheld   map[string]*unheld
 }
 
 func (r *Reaper) init() {
 	if r.live == nil {
 		r.live = NewLiveness()
 		r.unmarked = map[lostRun]struct{}{}
+		r.unheld = map[string]*unheld{}
 	}
 }
 
@@ -171,19 +176,21 @@ func (r *Reaper) markUnmarked(ctx context.Context) error {
 }
 
 // Check settles one record: when its worker is lost as far as this
-// reaper can tell, the record is marked so and returned. Without Watch
-// only a worker whose heartbeat is gone from the bucket is.
+// reaper can tell, the record is marked so and returned; when its worker
+// lives and claimed it but does not run it, it is settled as unstarted.
+// Without Watch only a worker whose heartbeat is gone from the bucket is
+// lost, and no claim is found unheld.
 func (r *Reaper) Check(ctx context.Context, rec *Record) (*Record, error) {
 	w := rec.Remote.Worker
-	if rec.Status.Ended() || w == "" || w == r.Self {
+	if rec.Status.Ended() || w == "" {
 		return rec, nil
 	}
 	r.mu.Lock()
 	r.init()
 	rev, silent, known := r.live.Known(w)
 	r.mu.Unlock()
-	if known && !silent {
-		return rec, nil
+	if w == r.Self || known && !silent {
+		return r.unstarted(ctx, rec)
 	}
 	gone, err := r.confirm(ctx, w, rev)
 	if err != nil || !gone {

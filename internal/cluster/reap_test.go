@@ -210,6 +210,7 @@ func (l *lossyKV) Update(ctx context.Context, key string, value []byte, rev uint
 // and although the first try to mark it fails: MarkLost decides on the
 // record as the bucket's leader holds it, and the sweep tries again.
 func TestMarkLostOnStaleReplicas(t *testing.T) {
+	t.Parallel() // its windows of LostAfter run beside those of another test
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -34,6 +34,7 @@ type probe struct {
 func (r *Reaper) Watch(ctx context.Context) {
 	r.mu.Lock()
 	r.init()
+	r.watching = true
 	r.mu.Unlock()
 	go r.follow(ctx)
 	go r.probes(ctx)
@@ -118,7 +119,7 @@ func (r *Reaper) entry(e jetstream.KeyValueEntry) {
 		return
 	}
 	if e.Operation() != jetstream.KeyValuePut {
-		r.live.Saw(e.Key(), e.Revision(), nil, now) // deleted: it stopped beating
+		r.live.Deleted(e.Key(), e.Revision(), now) // it stopped beating
 		return
 	}
 	var h Heartbeat

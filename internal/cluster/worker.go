@@ -255,10 +255,20 @@ func (w *Worker) heartbeats(ctx context.Context) {
 	})
 }
 
-// reap marks the sessions of lost workers crashed.
+// reap marks the sessions of lost workers crashed, and settles records
+// claimed and left pending (stranded.go).
 func (w *Worker) reap(ctx context.Context) {
 	r := &Reaper{C: w.C, Now: w.Now, Self: w.ID}
 	r.Watch(ctx)
+	go every(ctx, strandedEvery, func() {
+		settled, err := r.Stranded(ctx)
+		for _, s := range settled {
+			w.logf("worker %s: %s was pending on a worker not running it: now %s (attempt %d)", w.ID, s.ID, s.Status, s.Remote.attempt())
+		}
+		if err != nil && ctx.Err() == nil {
+			w.logf("worker %s: looking for unstarted claims: %v", w.ID, err)
+		}
+	})
 	everyBeat(ctx, func() {
 		lost, err := r.Sweep(ctx)
 		for _, l := range lost {
@@ -271,8 +281,11 @@ func (w *Worker) reap(ctx context.Context) {
 }
 
 // everyBeat runs fn every HeartbeatEvery until ctx ends.
-func everyBeat(ctx context.Context, fn func()) {
-	t := time.NewTicker(HeartbeatEvery)
+func everyBeat(ctx context.Context, fn func()) { every(ctx, HeartbeatEvery, fn) }
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
