@@ -154,7 +154,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 	}
 	if err := msg.DoubleAck(ctx); err != nil {
 		// The claim holds: a redelivery finds the run held here, or
-		// taken by this worker.
+		// its record taken.
 		w.logf("worker %s: ack %s: %v", w.ID, req.ID, err)
 	}
 	w.jobs.Add(1)
