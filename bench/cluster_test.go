@@ -385,8 +385,9 @@ func fillSessions(b *testing.B, c *cluster.Cluster, proj string, n int) {
 
 // BenchmarkClusterList10k: the listing in-process over the 10,000 records
 // of BenchmarkClusterPs10k, whole records (List, csa-cluster ps --json)
-// against the row fields only (ListSummaries, csa-cluster ps --rows), in
-// a random order each iteration. With -cpuprofile it shows where a
+// against the row fields only (ListSummaries, csa-cluster ps --rows) and
+// a worker's look for unstarted claims (Reaper.Stranded), in a random
+// order each iteration. With -cpuprofile it shows where a
 // listing's time goes.
 func BenchmarkClusterList10k(b *testing.B) {
 	const n = 10000
@@ -395,6 +396,9 @@ func BenchmarkClusterList10k(b *testing.B) {
 	c := connect(b, nc.URL())
 	fillSessions(b, c, proj, n)
 	ctx := context.Background()
+	// A worker's look for records pending on a worker that does not run
+	// them (every 30 s): a pass over every record.
+	stranded := &cluster.Reaper{C: c, Now: time.Now}
 	fns := []func() time.Duration{
 		func() time.Duration {
 			t0 := time.Now()
@@ -412,6 +416,14 @@ func BenchmarkClusterList10k(b *testing.B) {
 			}
 			return time.Since(t0)
 		},
+		func() time.Duration {
+			t0 := time.Now()
+			settled, err := stranded.Stranded(ctx)
+			if err != nil || len(settled) != 0 {
+				b.Fatalf("Stranded: %d settled of %d ended records: %v", len(settled), n, err)
+			}
+			return time.Since(t0)
+		},
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	ds := make([][]time.Duration, len(fns))
@@ -424,6 +436,7 @@ func BenchmarkClusterList10k(b *testing.B) {
 	b.StopTimer()
 	report(b, "list", ds[0])
 	report(b, "summaries", ds[1])
+	report(b, "stranded-scan", ds[2])
 }
 
 // BenchmarkClusterPs10k: `csa ps --json` (process start to exit) with

@@ -51,6 +51,7 @@ type controlReply struct {
 
 // held is one run a worker has taken: what a kill needs to reach it.
 type held struct {
+	attempt int
 	localID string
 	store   *session.Store
 	// kill: a kill arrived; a run not started yet must not start, one
@@ -65,13 +66,19 @@ type controls struct {
 	runs map[string]*held
 }
 
-func (c *controls) hold(id string) {
+// hold records run id's attempt as this worker's; it reports false, and
+// the attempt held, when it holds the run already.
+func (c *controls) hold(id string, attempt int) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.runs == nil {
 		c.runs = map[string]*held{}
 	}
-	c.runs[id] = &held{}
+	if h := c.runs[id]; h != nil {
+		return h.attempt, false
+	}
+	c.runs[id] = &held{attempt: attempt}
+	return attempt, true
 }
 
 func (c *controls) release(id string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -94,6 +95,10 @@ type sighting struct {
 	rev uint64
 	at  time.Time // when this observer read rev
 	hb  Heartbeat
+	// hbRev is the revision hb was read at; deleted: the key was
+	// deleted then (the worker stopped).
+	hbRev   uint64
+	deleted bool
 	// lost: reported lost at rev (a newer heartbeat clears it).
 	lost bool
 }
@@ -118,8 +123,29 @@ func (l *Liveness) Saw(id string, rev uint64, hb *Heartbeat, at time.Time) {
 		return
 	}
 	if hb != nil {
-		s.hb = *hb
+		s.hb, s.hbRev, s.deleted = *hb, rev, false
 	}
+}
+
+// Deleted records that worker id's heartbeat was deleted at revision rev
+// (read at at): it stopped.
+func (l *Liveness) Deleted(id string, rev uint64, at time.Time) {
+	l.Saw(id, rev, nil, at)
+	if s := l.seen[id]; s.rev == rev {
+		s.hbRev, s.deleted = rev, true
+	}
+}
+
+// Holds tells whether worker id's last heartbeat read, if it is newer
+// than revision after (known), names session: a worker names each run it
+// holds from before its claim until the run has ended. rev is that
+// heartbeat's revision.
+func (l *Liveness) Holds(id, session string, after uint64) (rev uint64, known, holds bool) {
+	s := l.seen[id]
+	if s == nil || s.hbRev <= after {
+		return 0, false, false
+	}
+	return s.hbRev, true, !s.deleted && slices.Contains(s.hb.Running, session)
 }
 
 // Covered records that the read holds everything written to the bucket

@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -179,5 +181,84 @@ func TestReaperNeedsEvidenceOfAbsence(t *testing.T) {
 	})
 	if got.Status != session.Crashed || got.Reason != WorkerLost || got.Remote.Worker != "w1" {
 		t.Fatalf("after w1 stopped beating: %s, %q on %q", got.Status, got.Reason, got.Remote.Worker)
+	}
+}
+
+// lossyKV is a bucket whose next writes fail: fail of them without
+// writing (errInjected), lose of them after writing, as a write whose
+// acknowledgement was lost in a leader's failover does.
+type lossyKV struct {
+	jetstream.KeyValue
+	fail, lose atomic.Int32
+}
+
+var errInjected = errors.New("injected: the write failed")
+
+func (l *lossyKV) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	if l.fail.Add(-1) >= 0 {
+		return 0, errInjected
+	}
+	n, err := l.KeyValue.Update(ctx, key, value, rev)
+	if err == nil && l.lose.Add(-1) >= 0 {
+		return 0, context.DeadlineExceeded
+	}
+	return n, err
+}
+
+// Issue 23: a lost worker's run is crashed although every record read
+// from a replica is from before the worker's claim (pending, no worker),
+// and although the first try to mark it fails: MarkLost decides on the
+// record as the bucket's leader holds it, and the sweep tries again.
+func TestMarkLostOnStaleReplicas(t *testing.T) {
+	t.Parallel() // its windows of LostAfter run beside those of another test
+	c := openTest(t, clustertest.Start(t, 3).URL())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	rec, err := c.Submit(ctx, Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rec.ID
+	queued, err := c.Sessions.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Update(ctx, id, func(r *Record) error {
+		r.Remote.Worker = "w1"
+		return r.Move(session.Running)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// One heartbeat of w1 naming the run, then none.
+	if _, err := c.Workers.Put(ctx, "w1", []byte(`{"id":"w1","running":["`+id+`"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	stale := &staleKV{KeyValue: c.Sessions, old: queued}
+	stale.stale.Store(math.MaxInt32)
+	sessions := &lossyKV{KeyValue: stale}
+	sessions.fail.Store(1)
+	faulty := *c
+	faulty.Sessions = sessions
+	r := &Reaper{C: &faulty, Now: time.Now, Self: "w2"}
+	r.Watch(ctx)
+	var got *Record
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(HeartbeatEvery) { // a sweep a beat, as a worker's
+		r.Sweep(ctx)
+		if got, _, err = c.Get(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Ended() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("w1 silent, its run still reads %s after 60 s of sweeps", got.Status)
+		}
+	}
+	if got.Status != session.Crashed || got.Reason != WorkerLost || got.Remote.Worker != "w1" {
+		t.Fatalf("w1 lost: its run reads %s, %q on %q", got.Status, got.Reason, got.Remote.Worker)
+	}
+	if sessions.fail.Load() > 0 {
+		t.Fatal("the run was marked without meeting the failed write")
 	}
 }

@@ -44,7 +44,7 @@ type Remote struct {
 	// Retries is how many times the run may be queued again when its
 	// worker is lost (--retries; 0: never, agent runs are not
 	// idempotent). Attempt is the current attempt, from 1; Lost lists
-	// the attempts whose worker was lost. Request is kept to queue it
+	// the attempts that came to nothing. Request is kept to queue it
 	// again (only when Retries > 0).
 	Retries int           `json:"retries,omitempty"`
 	Attempt int           `json:"attempt,omitempty"`
@@ -52,7 +52,8 @@ type Remote struct {
 	Request *Request      `json:"request,omitempty"`
 }
 
-// LostAttempt is an attempt of a run whose worker was lost.
+// LostAttempt is an attempt of a run that came to nothing: its worker
+// was lost, or it claimed the run and never started it.
 type LostAttempt struct {
 	Attempt int       `json:"attempt"`
 	Worker  string    `json:"worker"`
@@ -60,6 +61,8 @@ type LostAttempt struct {
 	LocalID string    `json:"local_id,omitempty"`
 	TakenAt time.Time `json:"taken_at,omitzero"`
 	LostAt  time.Time `json:"lost_at"`
+	// Reason: WorkerLost or NeverStarted (none: WorkerLost).
+	Reason string `json:"reason,omitempty"`
 }
 
 // attempt is the record's current attempt (records before retries have
@@ -98,6 +101,9 @@ type Request struct {
 // ErrNotFound: no remote session has the id.
 var ErrNotFound = errors.New("no remote session")
 
+// errCorrupt: a record that does not decode.
+var errCorrupt = errors.New("corrupt record")
+
 // Get reads session id's record.
 func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
 	var e jetstream.KeyValueEntry
@@ -114,7 +120,7 @@ func (c *Cluster) Get(ctx context.Context, id string) (*Record, uint64, error) {
 	}
 	var r Record
 	if err := decodeJSON(e.Value(), &r); err != nil {
-		return nil, 0, fmt.Errorf("cluster: session %s: corrupt record: %w", id, err)
+		return nil, 0, fmt.Errorf("cluster: session %s: %w: %w", id, errCorrupt, err)
 	}
 	return &r, e.Revision(), nil
 }
@@ -133,8 +139,20 @@ func (c *Cluster) Update(ctx context.Context, id string, fn func(*Record) error)
 // older than what the caller already knows of is read again, never
 // handed to fn.
 func (c *Cluster) update(ctx context.Context, id string, minRev uint64, fn func(*Record) error) (*Record, uint64, error) {
+	return c.cas(ctx, id, func() (*Record, uint64, error) { return c.fresh(ctx, id, minRev) }, fn)
+}
+
+// updateAtLeader is update on records read from the bucket's leader
+// (latest): when fn changes nothing, it decided on the newest record.
+func (c *Cluster) updateAtLeader(ctx context.Context, id string, fn func(*Record) error) (*Record, uint64, error) {
+	return c.cas(ctx, id, func() (*Record, uint64, error) { return c.latest(ctx, id) }, fn)
+}
+
+// cas reads session id's record with read, changes it with fn and writes
+// it back compare-and-set, reading again when it changed meanwhile.
+func (c *Cluster) cas(ctx context.Context, id string, read func() (*Record, uint64, error), fn func(*Record) error) (*Record, uint64, error) {
 	for {
-		r, rev, err := c.fresh(ctx, id, minRev)
+		r, rev, err := read()
 		if err != nil {
 			return nil, 0, err
 		}

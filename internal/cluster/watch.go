@@ -34,6 +34,7 @@ type probe struct {
 func (r *Reaper) Watch(ctx context.Context) {
 	r.mu.Lock()
 	r.init()
+	r.watching = true
 	r.mu.Unlock()
 	go r.follow(ctx)
 	go r.probes(ctx)
@@ -118,7 +119,7 @@ func (r *Reaper) entry(e jetstream.KeyValueEntry) {
 		return
 	}
 	if e.Operation() != jetstream.KeyValuePut {
-		r.live.Saw(e.Key(), e.Revision(), nil, now) // deleted: it stopped beating
+		r.live.Deleted(e.Key(), e.Revision(), now) // it stopped beating
 		return
 	}
 	var h Heartbeat
@@ -173,37 +174,12 @@ func (r *Reaper) probes(ctx context.Context) {
 }
 
 // heartbeatRevision reads the revision of worker id's last entry in the
-// workers bucket from its stream's leader (a key-value get may be
-// answered by a replica behind it); found is false when the key has
-// none: the heartbeat expired (workerTTL without a beat).
+// workers bucket from its stream's leader; found is false when the key
+// has none: the heartbeat expired (workerTTL without a beat).
 func (c *Cluster) heartbeatRevision(ctx context.Context, id string) (rev uint64, found bool, err error) {
-	subject := jetstream.DefaultAPIPrefix + "STREAM.MSG.GET.KV_" + WorkersBucket
-	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + WorkersBucket + "." + id})
-	err = retry(ctx, func(ctx context.Context) error {
-		m, err := c.NC.RequestWithContext(ctx, subject, req)
-		if err != nil {
-			return err
-		}
-		var resp struct {
-			Error   *jetstream.APIError `json:"error"`
-			Message *struct {
-				Seq uint64 `json:"seq"`
-			} `json:"message"`
-		}
-		if err := json.Unmarshal(m.Data, &resp); err != nil {
-			return fmt.Errorf("heartbeat of %s: %w", id, err)
-		}
-		switch {
-		case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
-			rev, found = 0, false
-		case resp.Error != nil:
-			return resp.Error
-		case resp.Message == nil:
-			return fmt.Errorf("heartbeat of %s: an empty answer", id)
-		default:
-			rev, found = resp.Message.Seq, true
-		}
-		return nil
-	})
-	return rev, found, err
+	e, found, err := c.lastAtLeader(ctx, WorkersBucket, id)
+	if err != nil {
+		return 0, false, fmt.Errorf("heartbeat of %s: %w", id, err)
+	}
+	return e.rev, found, nil
 }

@@ -128,24 +128,18 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		msg.NakWithDelay(200 * time.Millisecond)
 		return
 	}
-	// Heartbeat the session as ours before claiming it, so that a worker
-	// lost right after the claim leaves a session its reapers can name.
-	w.add(req.ID)
-	w.ctl.hold(req.ID)
-	w.beat(ctx)
-	_, claimed, err := w.C.update(ctx, req.ID, 0, func(r *Record) error {
-		if r.Remote.attempt() < max(req.Attempt, 1) {
-			return errNotYet
+	attempt := max(req.Attempt, 1)
+	if held, ok := w.ctl.hold(req.ID, attempt); !ok {
+		if held == attempt {
+			msg.Term() // sent again (its acknowledgement was lost): it runs here
+		} else {
+			msg.NakWithDelay(time.Second) // the earlier attempt here is being stopped
 		}
-		if r.Status != session.Pending || r.Remote.Worker != "" || r.Remote.attempt() != max(req.Attempt, 1) {
-			return errTaken
-		}
-		r.Remote.Worker, r.Remote.Host, r.Remote.TakenAt = w.ID, w.Host, w.Now().UTC()
-		return nil
-	})
+		return
+	}
+	claimed, err := w.claim(ctx, req)
 	if err != nil {
 		w.ctl.release(req.ID)
-		w.remove(req.ID)
 		if errors.Is(err, errTaken) || errors.Is(err, ErrNotFound) {
 			msg.Term() // killed while queued, or run by another worker
 			return
@@ -159,7 +153,8 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	if err := msg.DoubleAck(ctx); err != nil {
-		// The claim holds: a redelivery finds the record taken.
+		// The claim holds: a redelivery finds the run held here, or
+		// its record taken.
 		w.logf("worker %s: ack %s: %v", w.ID, req.ID, err)
 	}
 	w.jobs.Add(1)
@@ -169,6 +164,35 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 		defer w.ctl.release(req.ID)
 		w.run(context.WithoutCancel(ctx), req, claimed)
 	}()
+}
+
+// claim makes run req this worker's, compare-and-set on its record, and
+// returns the revision written. The record must be pending at req's
+// attempt, claimed by no worker or by this one: a claim sent again after
+// its acknowledgement was lost (a leader's failover) finds its own write,
+// and a claim of an earlier take here that gave up on its answer is
+// taken again (the worker holds no other take of the run: Worker.take).
+func (w *Worker) claim(ctx context.Context, req Request) (uint64, error) {
+	// Heartbeat the session as ours before claiming it, so that a worker
+	// lost right after the claim leaves a session its reapers can name.
+	w.add(req.ID)
+	w.beat(ctx)
+	attempt := max(req.Attempt, 1)
+	_, claimed, err := w.C.update(ctx, req.ID, 0, func(r *Record) error {
+		if r.Remote.attempt() < attempt {
+			return errNotYet
+		}
+		mine := r.Remote.Worker == "" || r.Remote.Worker == w.ID
+		if r.Status != session.Pending || !mine || r.Remote.attempt() != attempt {
+			return errTaken
+		}
+		r.Remote.Worker, r.Remote.Host, r.Remote.TakenAt = w.ID, w.Host, w.Now().UTC()
+		return nil
+	})
+	if err != nil {
+		w.remove(req.ID)
+	}
+	return claimed, err
 }
 
 // Matches reports whether a worker labelled have may take a run that
@@ -231,10 +255,20 @@ func (w *Worker) heartbeats(ctx context.Context) {
 	})
 }
 
-// reap marks the sessions of lost workers crashed.
+// reap marks the sessions of lost workers crashed, and settles records
+// claimed and left pending (stranded.go).
 func (w *Worker) reap(ctx context.Context) {
 	r := &Reaper{C: w.C, Now: w.Now, Self: w.ID}
 	r.Watch(ctx)
+	go every(ctx, strandedEvery, func() {
+		settled, err := r.Stranded(ctx)
+		for _, s := range settled {
+			w.logf("worker %s: %s was pending on a worker not running it: now %s (attempt %d)", w.ID, s.ID, s.Status, s.Remote.attempt())
+		}
+		if err != nil && ctx.Err() == nil {
+			w.logf("worker %s: looking for unstarted claims: %v", w.ID, err)
+		}
+	})
 	everyBeat(ctx, func() {
 		lost, err := r.Sweep(ctx)
 		for _, l := range lost {
@@ -247,8 +281,11 @@ func (w *Worker) reap(ctx context.Context) {
 }
 
 // everyBeat runs fn every HeartbeatEvery until ctx ends.
-func everyBeat(ctx context.Context, fn func()) {
-	t := time.NewTicker(HeartbeatEvery)
+func everyBeat(ctx context.Context, fn func()) { every(ctx, HeartbeatEvery, fn) }
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
