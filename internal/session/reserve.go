@@ -20,7 +20,7 @@ import (
 // says why the end is missing instead of blaming a supervisor that lived.
 const (
 	ReserveFile = "end.reserve" // beside the sessions directory: space for a state that ends a run
-	NoSpaceFile = "end.nospace"  // in a session's: its end could not be recorded for lack of space, and why
+	NoSpaceFile = "end.nospace" // in a session's: its end could not be recorded for lack of space, and why
 	// claimedReserve is the reserve once a run has taken it for its end.
 	claimedReserve = "end.reserve"
 )
