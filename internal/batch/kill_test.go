@@ -36,6 +36,8 @@ type forkingRuns struct{}
 
 func (forkingRuns) Start(context.Context, *taskgraph.Task, string) error { return nil }
 
+func (forkingRuns) Exists(context.Context, string) bool { return true }
+
 // Wait says "ready" once it has started a program.
 func (forkingRuns) Wait(ctx context.Context, _ string) (taskgraph.Outcome, error) {
 	started := make(chan struct{}, 2)

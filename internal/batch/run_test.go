@@ -26,6 +26,13 @@ func newAgents() *fakeRuns {
 	return &fakeRuns{prompt: map[string]string{}, ended: map[string]taskgraph.Outcome{}}
 }
 
+func (a *fakeRuns) Exists(_ context.Context, sid string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.prompt[sid]
+	return ok
+}
+
 func (a *fakeRuns) Start(_ context.Context, t *taskgraph.Task, sid string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -33,8 +33,10 @@ const (
 const HeartbeatInterval = time.Second
 
 // LockTimeout bounds every wait for a lock here: a wedged peer must never
-// hang an agent's hook or a status call.
-const LockTimeout = 2 * time.Second
+// hang an agent's hook or a status call. The sections it guards take
+// microseconds, but on a machine at load 20-60 a waiter can be passed over
+// for seconds (20 writers at load 17 waited over 2 s).
+const LockTimeout = 10 * time.Second
 
 // Heartbeat is the pane wrapper's latest report.
 type Heartbeat struct {

@@ -108,6 +108,18 @@ func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
 	return c.Launch(ctx, id, s, true)
 }
 
+// Exists runs `csa inspect --json ID`, bounded: a session it finds
+// exists.
+func (c *CSA) Exists(ctx context.Context, id string) bool {
+	ctx, cancel := context.WithTimeout(ctx, existsBound)
+	defer cancel()
+	out, err := c.csa(ctx, []string{"inspect", "--json", id}, "")
+	return err == nil && out.ExitCode == 0
+}
+
+// existsBound bounds the look an interrupted scheduler takes.
+const existsBound = 30 * time.Second
+
 // Wait runs `csa wait --json ID`.
 func (c *CSA) Wait(ctx context.Context, id string) (Outcome, error) {
 	out, err := c.csa(ctx, []string{"wait", "--json", id}, "")

@@ -42,6 +42,9 @@ type Agents interface {
 	// Wait waits until session id has ended; ErrNoSession when it does
 	// not exist (removed).
 	Wait(ctx context.Context, id string) (Outcome, error)
+	// Exists reports whether session id exists: a launch cut short by an
+	// interrupt may have made it.
+	Exists(ctx context.Context, id string) bool
 }
 
 // Outcome is how a run ended.
@@ -254,6 +257,11 @@ func (s *sched) task(ctx context.Context, t *Task) *Result {
 			started = s.o.Now()
 		}
 	case err != nil && ctx.Err() != nil:
+		// Interrupted while it was launched: the run may have started
+		// all the same, and then goes on.
+		if s.a.Exists(keep, sid) {
+			return &Result{Outcome: Running, SessionID: sid, Started: s.o.Now()}
+		}
 		return &Result{Outcome: NotRun}
 	case err != nil:
 		s.o.Say(fmt.Sprintf("task %s: could not start: %v", t.ID, err))

@@ -33,6 +33,13 @@ func newFake(tasks []*Task, j *memJournal) *fakeAgents {
 	return f
 }
 
+func (f *fakeAgents) Exists(_ context.Context, sid string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ended := f.ended[sid]
+	return (f.session[sid] != nil || ended) && !f.gone[sid]
+}
+
 func (f *fakeAgents) Start(ctx context.Context, t *Task, sid string) error {
 	f.mu.Lock()
 	_, ended := f.ended[sid]

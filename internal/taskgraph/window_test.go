@@ -102,8 +102,14 @@ func dieAt(t *testing.T, made bool) (*fakeAgents, *memJournal, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res := Run(ctx, tasks, &dyingAgents{fakeAgents: f, make: made, cancel: cancel}, j, Options{})
-	if got := outcomes(res); got != "A=not_run" {
-		t.Fatalf("killed run: %s", got)
+	// A launch cut short that made its session reports it running (it
+	// goes on), one that did not, not run.
+	want := "A=not_run"
+	if made {
+		want = "A=running"
+	}
+	if got := outcomes(res); got != want || (made && res[0].SessionID == "") {
+		t.Fatalf("killed run: %s (session %q), want %s", got, res[0].SessionID, want)
 	}
 	if len(j.lines) != 1 || !strings.HasPrefix(j.lines[0], "starting A ") {
 		t.Fatalf("journal of the killed run %v: want only A starting", j.lines)

@@ -34,6 +34,13 @@ func newFake(p *Plan) *fakeAgents {
 	return f
 }
 
+func (f *fakeAgents) Exists(_ context.Context, sid string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ended := f.ended[sid]
+	return (f.session[sid] != "" || ended) && !f.gone[sid]
+}
+
 func (f *fakeAgents) Start(ctx context.Context, t *taskgraph.Task, sid string) error {
 	f.mu.Lock()
 	if _, ended := f.ended[sid]; (f.session[sid] != "" || ended) && !f.gone[sid] {
