@@ -203,7 +203,7 @@ func retryEach(ctx context.Context, perCall time.Duration, fn func(context.Conte
 		}
 		err := fn(cctx)
 		cancel()
-		if err == nil || ctx.Err() != nil || !transient(err) && !(notYetSeen(err) && time.Since(start) < propagation) {
+		if err == nil || ctx.Err() != nil || !transient(err) && !settling(err, time.Since(start)) {
 			return err
 		}
 		select {
@@ -218,6 +218,25 @@ func retryEach(ctx context.Context, perCall time.Duration, fn func(context.Conte
 // may be unknown to the server this client asks (a cluster's metadata
 // reaches every server shortly after the create).
 const propagation = 10 * time.Second
+
+// settling is an error that a cluster just made, or that just lost a
+// server, gives for a while: a stream or consumer not yet known here, or
+// JetStream answering 503 (no peers to place replicas on yet, the meta
+// leader being elected). Past its bound it is an answer.
+func settling(err error, after time.Duration) bool {
+	var api *jetstream.APIError
+	switch {
+	case notYetSeen(err):
+		return after < propagation
+	case errors.As(err, &api) && api.Code == 503:
+		return after < electionBound
+	}
+	return false
+}
+
+// electionBound is how long a cluster that lost a server may answer 503:
+// a meta leader's election took over 10 s at load 26 on 2 cores.
+const electionBound = 30 * time.Second
 
 // notYetSeen errors name a stream or consumer this server does not know
 // (yet).

@@ -32,3 +32,29 @@ func TestRetryWaitsForAStreamToBeSeen(t *testing.T) {
 		t.Error("a consumer not found is not taken for not yet seen")
 	}
 }
+
+// A 503 from JetStream (no peers to place replicas on yet, "peer
+// offline", while a cluster starts or after it lost a server) is tried
+// again for a while, then taken as the answer; another API error is the
+// answer at once.
+func TestRetrySettlingCluster(t *testing.T) {
+	noPeers := &jetstream.APIError{Code: 503, ErrorCode: 10005, Description: "no suitable peers for placement, peer offline"}
+	calls := 0
+	err := retryEach(context.Background(), 0, func(context.Context) error {
+		if calls++; calls < 3 {
+			return noPeers
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Fatalf("err %v after %d calls, want success at the third", err, calls)
+	}
+	if settling(noPeers, electionBound) {
+		t.Error("a 503 past the bound is still retried")
+	}
+	calls = 0
+	bad := &jetstream.APIError{Code: 400, ErrorCode: jetstream.JSErrCodeBadRequest}
+	if err := retryEach(context.Background(), 0, func(context.Context) error { calls++; return bad }); !errors.Is(err, bad) || calls != 1 {
+		t.Fatalf("a 400 was tried %d times (%v)", calls, err)
+	}
+}
