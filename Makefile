@@ -10,7 +10,7 @@ BIN     := $(CURDIR)/bin
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # csa-agent is built with csa and carries its version (-X of a package a
 # binary does not link is ignored).
-LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/agent/cli.Version=$(VERSION)
+LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/csaagent/cli.Version=$(VERSION)
 
 .PHONY: build install demo test agents mcp-servers nats-server vet fmt bench clean
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agent/store"
+	"github.com/csa-dev/csa/internal/csaagent/store"
 )
 
 // BenchmarkAgentParallelReads is issue 12's concurrency target: a turn of

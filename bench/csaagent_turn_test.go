@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agent/event"
-	"github.com/csa-dev/csa/internal/agent/loop"
-	"github.com/csa-dev/csa/internal/agent/store"
-	"github.com/csa-dev/csa/internal/agent/tool"
-	"github.com/csa-dev/csa/internal/agent/tools"
+	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/loop"
+	"github.com/csa-dev/csa/internal/csaagent/store"
+	"github.com/csa-dev/csa/internal/csaagent/tool"
+	"github.com/csa-dev/csa/internal/csaagent/tools"
 	"github.com/csa-dev/csa/internal/llm"
 	"github.com/csa-dev/csa/internal/llm/providers"
 )

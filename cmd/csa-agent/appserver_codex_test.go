@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/agent/appserver"
+	"github.com/csa-dev/csa/internal/csaagent/appserver"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 

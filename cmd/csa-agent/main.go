@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/csa-dev/csa/internal/agent/cli"
+	"github.com/csa-dev/csa/internal/csaagent/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/csa-dev/csa/internal/agent/cli"
-	"github.com/csa-dev/csa/internal/agent/store"
 	"github.com/csa-dev/csa/internal/cli/root"
+	"github.com/csa-dev/csa/internal/csaagent/cli"
+	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/scripttest"

@@ -15,7 +15,7 @@ import (
 // each start.
 var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/llm",
-	"github.com/csa-dev/csa/internal/agent",
+	"github.com/csa-dev/csa/internal/csaagent",
 	"github.com/csa-dev/csa/internal/mcpserver",
 	"github.com/csa-dev/csa/internal/mcphub",
 	"github.com/modelcontextprotocol/go-sdk",

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/csa-dev/csa/internal/csaagent/compact"
+	"github.com/csa-dev/csa/internal/csaagent/config"
+	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/hooks"
+	"github.com/csa-dev/csa/internal/csaagent/loop"
+	"github.com/csa-dev/csa/internal/csaagent/mcp"
+	"github.com/csa-dev/csa/internal/csaagent/perm"
+	"github.com/csa-dev/csa/internal/csaagent/prompt"
+	"github.com/csa-dev/csa/internal/csaagent/skills"
+	"github.com/csa-dev/csa/internal/csaagent/store"
+	"github.com/csa-dev/csa/internal/csaagent/subagent"
+	"github.com/csa-dev/csa/internal/csaagent/tool"
+	"github.com/csa-dev/csa/internal/csaagent/tools"
+	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/llm/providers"
+	csasession "github.com/csa-dev/csa/internal/session"
+)
+
+// session is one conversation being run: its parts, assembled.
+type session struct {
+	o      *options
+	io     IO
+	id     string
+	spec   string // the model as given: provider/model
+	agent  *loop.Agent
+	conv   *store.Conversation
+	hooks  *hooks.Engine
+	env    *tool.Env
+	policy *perm.Policy
+	sink   event.Multi
+	// result is the last main-agent result, for --output-format json.
+	result    *event.Event
+	compactor *compact.Compactor
+	subagents *subagent.Hooks
+	skills    *skills.Set
+	// context is what SessionStart hooks gave, sent with the first prompt.
+	context string
+	// endReason is SessionEnd's reason.
+	endReason string
+
+	// A front end's turn in progress (threads.go), and the calls its
+	// person allowed for the rest of the session.
+	turnMu  sync.Mutex
+	current *turnState
+	granted map[string]bool
+	mcp     *mcp.Manager
+}
+
+func open(ctx context.Context, o *options, sio IO) (*session, error) {
+	cfg, err := config.Load(config.Path(sio.Getenv))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	s := &session{o: o, io: sio}
+	s.spec = firstOf(o.model, sio.Getenv("CSA_AGENT_MODEL"), cfg.Model)
+	if s.spec == "" {
+		return nil, usagef("no model: give --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set model in %s", config.Path(sio.Getenv))
+	}
+	prov, model, err := providers.Resolve(s.spec, providerConf(cfg), sio.Getenv)
+	var noKey *providers.MissingKeyError
+	switch {
+	case errors.As(err, &noKey):
+		return nil, err // not a usage error: the account's, class auth
+	case err != nil:
+		return nil, usageError{err}
+	}
+	project := prompt.ProjectRoot(sio.Cwd)
+	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	roots := rootsOf(sio.Cwd, append(cfg.AddDirs, o.addDirs...))
+	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
+		return nil, usageError{err}
+	}
+	mcpServers, err := loadMCP(o, cfg, sio)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	// Everything the user could get wrong is checked: now the session
+	// may be created.
+	history, err := s.openStore(model)
+	if err != nil {
+		return nil, err
+	}
+	s.env = newEnv(sio.Cwd, roots, s.id)
+	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: store.Path(store.Dir(sio.Getenv), s.id),
+		Cwd: sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
+		Environ: os.Environ(), Stderr: sio.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	var mcpStatus []event.MCPServer
+	s.mcp, mcpStatus = startMCP(mcpServers, sio)
+	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
+	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
+		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
+	ms := cfg.ModelSettings(s.spec, model)
+	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
+		PreCompact: s.preCompact, Store: s.conv})
+	system := func(extra string) string {
+		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
+			Mode: string(s.policy.Mode()), Extra: extra})
+	}
+	defs, err := subagent.Load(sio.Getenv("HOME"), project)
+	if err != nil {
+		// A broken definition leaves that one out; the others work.
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
+	}
+	all := visibleTools(tools.All(), o.disallowed)
+	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	all = s.withSkillTool(all)
+	s.subagents = subagent.NewHooks(subagent.Config{
+		Definitions: defs,
+		Tools:       all,
+		System:      system,
+		ResolveModel: func(spec string) (llm.Provider, string, error) {
+			p, m, err := providers.Resolve(spec, providerConf(cfg), sio.Getenv)
+			if err != nil {
+				return nil, "", err
+			}
+			return &llm.Retrying{Provider: p, MaxRetries: cfg.MaxRetries, OnRetry: s.onRetry}, m, nil
+		},
+		Compactor: func(string) loop.Compactor { return s.compactor },
+		MaxTurns:  firstInt(o.maxTurns, cfg.MaxTurns),
+		Getenv:    sio.Getenv,
+		Modes:     modes{s.policy},
+		Plans:     s.conv,
+		OnStart:   s.hooks.SubagentStart,
+	})
+	if err := s.subagents.Err(); err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
+	}
+	s.env.Agent = s.subagents
+	if contains(names(all), "Task") {
+		all = tools.With(all, tools.NewTask(s.subagents.SubagentTypes()))
+	}
+	s.agent = loop.New(loop.Config{
+		Provider:    retrying,
+		Model:       model,
+		Effort:      firstOf(o.effort, cfg.Effort),
+		System:      system(""),
+		Tools:       all,
+		Dynamic:     s.mcp.Tools,
+		Env:         s.env,
+		Permit:      s.hooks.Permit(s.policy, s.ask),
+		Hooks:       s.hooks,
+		Sink:        s.sink,
+		MaxTurns:    firstInt(o.maxTurns, cfg.MaxTurns),
+		TokenBudget: cfg.TokenBudget,
+		Record:      s.record,
+		Compactor:   s.compactor,
+		Await:       s.subagents.Await,
+	}, history)
+	s.subagents.Attach(s.agent)
+	s.sink.Emit(event.Event{Kind: event.Init, Time: time.Now(), SessionID: s.id, Model: model,
+		Tools: append(names(all), names(s.mcp.Tools())...), Cwd: sio.Cwd, Mode: string(s.policy.Mode()), MCPServers: mcpStatus})
+	source := map[bool]string{true: "resume", false: "startup"}[o.resume != ""]
+	if o.cleared {
+		source = "clear"
+	}
+	s.context = s.hooks.SessionStart(ctx, source)
+	return s, nil
+}
+
+// openStore creates the session's conversation file, or reopens it and
+// returns the conversation so far.
+func (s *session) openStore(model string) (history []llm.Message, err error) {
+	dir := store.Dir(s.io.Getenv)
+	if s.o.resume != "" {
+		s.id = s.o.resume
+		s.conv, history, err = store.Open(dir, s.id)
+		return history, err
+	}
+	s.id = s.o.sessionID
+	if s.id == "" {
+		s.id = csasession.NewUUID()
+	}
+	s.conv, err = store.Create(dir, s.id, store.Record{Model: model, Cwd: s.io.Cwd})
+	return nil, err
+}
+
+func (s *session) close() {
+	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
+	s.subagents.Close()
+	s.env.Jobs.KillAll()
+	s.mcp.Close()
+	s.conv.Close()
+}

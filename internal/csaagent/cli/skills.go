@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/csa-dev/csa/internal/csaagent/skills"
+	"github.com/csa-dev/csa/internal/csaagent/tool"
+	"github.com/csa-dev/csa/internal/csaagent/tools"
+)
+
+// loadSkills reads the skills and commands of the user, the project and
+// enabled plugins; a broken file is named on stderr and left out.
+func loadSkills(sio IO, projectRoot string) *skills.Set {
+	set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot})
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: skills:", err)
+	}
+	return set
+}
+
+// withSkillTool offers the model-invocable skills through the Skill tool,
+// whose loading of a skill allows its allowed-tools for the rest of the
+// turn; without any, the model is not shown the tool.
+func (s *session) withSkillTool(all []tool.Tool) []tool.Tool {
+	if !contains(names(all), "Skill") {
+		return all // denied by --disallowedTools
+	}
+	offered := s.skills.ModelInvocable()
+	if len(offered) > 0 {
+		return tools.With(all, skills.NewTool(offered, s.id, s.policy.Grant))
+	}
+	var out []tool.Tool
+	for _, t := range all {
+		if t.Name() != "Skill" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

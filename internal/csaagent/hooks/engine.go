@@ -1,0 +1,176 @@
+// Package hooks runs Claude Code's command hooks for csa-agent: the same
+// settings, the same JSON on stdin, the same answers (exit codes and JSON on
+// stdout), so a hook written for Claude Code works unchanged. The engine
+// implements loop.Hooks (tool calls and the end of a run) and fires the
+// session's other events for the command line and the subagents.
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/csa-dev/csa/internal/csaagent/loop"
+	"github.com/csa-dev/csa/internal/proc"
+)
+
+// Options are the session's facts every hook input carries.
+type Options struct {
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+	// ProjectDir is $CLAUDE_PROJECT_DIR in the hooks' environment.
+	ProjectDir string
+	// Mode is the permission mode now (it changes in plan mode).
+	Mode func() string
+	// Environ is the hooks' environment, CLAUDE_PROJECT_DIR added.
+	Environ []string
+	// Stderr shows the user what hooks report (errors, systemMessage).
+	Stderr io.Writer
+}
+
+// Engine runs a session's hooks. A nil or empty engine runs nothing.
+type Engine struct {
+	o       Options
+	byEvent map[string][]group
+}
+
+type group struct {
+	match matcher
+	hooks []Command
+}
+
+// New makes the engine for settings (checked: see Settings.Check).
+func New(s Settings, o Options) (*Engine, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Mode == nil {
+		o.Mode = func() string { return "default" }
+	}
+	o.Environ = append(append([]string(nil), o.Environ...), "CLAUDE_PROJECT_DIR="+o.ProjectDir)
+	e := &Engine{o: o, byEvent: map[string][]group{}}
+	for ev, groups := range s {
+		for _, g := range groups {
+			m, _ := compileMatcher(g.Matcher) // checked above
+			e.byEvent[ev] = append(e.byEvent[ev], group{m, g.Hooks})
+		}
+	}
+	return e, nil
+}
+
+// detached are the events that go out even when the turn was interrupted:
+// they tell a program driving csa-agent where the session is.
+var detached = map[string]bool{SessionStart: true, UserPromptSubmit: true, Stop: true, SessionEnd: true}
+
+// fire runs the hooks of event whose matcher matches subject, all at once,
+// and composes their answers in configuration order.
+func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, fields map[string]any) answer {
+	cmds := e.matching(event, subject)
+	if len(cmds) == 0 {
+		return answer{}
+	}
+	in := map[string]any{"session_id": e.o.SessionID, "transcript_path": e.o.TranscriptPath, "cwd": e.o.Cwd,
+		"permission_mode": e.o.Mode(), "hook_event_name": event}
+	if who.ID != "" {
+		in["agent_id"], in["agent_type"] = who.ID, who.Type
+	}
+	for k, v := range fields {
+		in[k] = v
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		fmt.Fprintf(e.o.Stderr, "csa-agent: %s hooks: %v\n", event, err)
+		return answer{}
+	}
+	if detached[event] {
+		ctx = context.WithoutCancel(ctx)
+	}
+	runs := make([]run, len(cmds))
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = e.runOne(ctx, c, body)
+		}()
+	}
+	wg.Wait()
+	return e.compose(event, runs)
+}
+
+// unmatched are the events whose matchers Claude Code ignores.
+var unmatched = map[string]bool{UserPromptSubmit: true, Stop: true}
+
+// matching lists the commands of the groups matching subject, each
+// command once (Claude Code runs identical commands once).
+func (e *Engine) matching(event, subject string) []Command {
+	if e == nil {
+		return nil
+	}
+	var out []Command
+	seen := map[string]bool{}
+	for _, g := range e.byEvent[event] {
+		if !unmatched[event] && !g.match(subject) {
+			continue
+		}
+		for _, c := range g.hooks {
+			if !seen[c.Command] {
+				seen[c.Command] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// run is how one hook command ended.
+type run struct {
+	cmd      Command
+	code     int
+	stdout   []byte
+	stderr   string
+	err      error // it could not start, timed out or was cut short
+	timeout  time.Duration
+	timedOut bool
+}
+
+// killGrace is how long a hook has between SIGTERM and SIGKILL.
+const killGrace = time.Second
+
+// runOne runs a command with /bin/sh in the session's directory, in its own
+// process group, killed as a whole at its timeout.
+func (e *Engine) runOne(ctx context.Context, c Command, body []byte) run {
+	r := run{cmd: c, timeout: DefaultTimeout}
+	if c.Timeout > 0 {
+		r.timeout = time.Duration(c.Timeout * float64(time.Second))
+	}
+	hctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: e.o.Environ,
+		Dir: e.o.Cwd, Stdin: bytes.NewReader(body), DieWithParent: true}, killGrace)
+	r.err = err
+	r.timedOut = err != nil && hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+	if got != nil {
+		r.code, r.stdout, r.stderr = got.ExitCode, got.Stdout, got.Stderr
+	}
+	return r
+}
+
+func (r run) String() string {
+	cmd := r.cmd.Command
+	if len(cmd) > 80 {
+		cmd = cmd[:77] + "..."
+	}
+	return fmt.Sprintf("%q", cmd)
+}
+
+func trim(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,180 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/csaagent/perm"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(list []Skill) string {
+	var out []string
+	for _, sk := range list {
+		out = append(out, sk.Name+"("+sk.Source+")")
+	}
+	return strings.Join(out, " ")
+}
+
+func TestLoad(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".claude/skills/shared/SKILL.md"), "---\nname: shared\ndescription: the user's\n---\nuser body")
+	write(t, filepath.Join(home, ".claude/skills/mine/SKILL.md"), "---\ndescription: only the user's\nallowed-tools: Read, Bash(git add:*)\n---\nmine")
+	write(t, filepath.Join(home, ".claude/commands/hello.md"), "# Say hello\nHello $ARGUMENTS")
+	write(t, filepath.Join(proj, ".claude/skills/shared/SKILL.md"), "---\nname: shared\ndescription: the project's\nuser-invocable: false\n---\nproject body")
+	write(t, filepath.Join(proj, ".claude/skills/quiet/SKILL.md"), "---\ndescription: user only\ndisable-model-invocation: true\nargument-hint: [issue] [priority]\nhooks:\n  Stop:\n    - matcher: x\n---\nq")
+	write(t, filepath.Join(proj, ".claude/skills/broken/SKILL.md"), "---\ndescription: never closed\n")
+	write(t, filepath.Join(proj, ".claude/skills/badbool/SKILL.md"), "---\nuser-invocable: yes\n---\n")
+	write(t, filepath.Join(proj, ".claude/skills/notaskill/README.md"), "no SKILL.md here")
+	write(t, filepath.Join(proj, ".claude/commands/frontend/component.md"), "---\ndescription: make a component\nallowed-tools:\n  - Write\n---\nMake $1 in $2")
+	write(t, filepath.Join(proj, ".claude/commands/badrule.md"), "---\nallowed-tools: Bash(\n---\nx")
+
+	set, err := Load(Sources{Home: home, ProjectRoot: proj})
+	if got := names(set.All()); got != "frontend:component(project) hello(user) mine(user) quiet(project) shared(project)" {
+		t.Fatalf("All = %s (%v)", got, err)
+	}
+	for _, want := range []string{"broken/SKILL.md: front matter not closed", "badbool/SKILL.md: user-invocable must be true or false",
+		"command " + filepath.Join(proj, ".claude/commands/badrule.md") + ": allowed-tools"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	shared, _ := set.Lookup("shared")
+	if shared.Body != "project body" || shared.UserInvocable || !shared.ModelInvocable || shared.Kind != KindSkill {
+		t.Errorf("shared = %+v", shared)
+	}
+	mine, _ := set.Lookup("mine")
+	if fmt.Sprint(mine.AllowedTools) != "[Read Bash(git add:*)]" || mine.Dir != filepath.Join(home, ".claude/skills/mine") {
+		t.Errorf("mine = %+v", mine)
+	}
+	quiet, _ := set.Lookup("quiet")
+	if quiet.ModelInvocable || !quiet.UserInvocable || quiet.ArgumentHint != "[issue] [priority]" {
+		t.Errorf("quiet = %+v", quiet)
+	}
+	hello, _ := set.Lookup("hello")
+	// A command without a description of its own is described by its first
+	// line and not offered to the model.
+	if hello.Description != "Say hello" || hello.ModelInvocable || hello.Kind != KindCommand {
+		t.Errorf("hello = %+v", hello)
+	}
+	comp, _ := set.Lookup("frontend:component")
+	if !comp.ModelInvocable || fmt.Sprint(comp.AllowedTools) != "[Write]" {
+		t.Errorf("frontend:component = %+v", comp)
+	}
+	if got := names(set.ModelInvocable()); got != "frontend:component(project) mine(user) shared(project)" {
+		t.Errorf("ModelInvocable = %s", got)
+	}
+}
+
+func TestPlugins(t *testing.T) {
+	home, proj, other := t.TempDir(), t.TempDir(), t.TempDir()
+	cache := filepath.Join(home, ".claude/plugins/cache/mkt")
+	for _, p := range []string{"tools", "proj", "elsewhere", "off"} {
+		write(t, filepath.Join(cache, p, "1.0/skills/lint/SKILL.md"), "---\ndescription: lint from "+p+"\n---\nlint ${CLAUDE_PLUGIN_ROOT}")
+		write(t, filepath.Join(cache, p, "1.0/commands/git/ship.md"), "ship it")
+	}
+	write(t, filepath.Join(home, ".claude/plugins/installed_plugins.json"), `{"version": 2, "plugins": {
+  "tools@mkt": [{"scope": "user", "installPath": "`+cache+`/tools/1.0"}],
+  "proj@mkt": [{"scope": "project", "projectPath": "`+other+`", "installPath": "/nowhere"},
+               {"scope": "project", "projectPath": "`+proj+`", "installPath": "`+cache+`/proj/1.0"}],
+  "elsewhere@mkt": [{"scope": "local", "projectPath": "`+other+`", "installPath": "`+cache+`/elsewhere/1.0"}],
+  "off@mkt": {"installPath": "`+cache+`/off/1.0"}}}`)
+	write(t, filepath.Join(home, ".claude/settings.json"), `{"enabledPlugins": {"tools@mkt": true, "off@mkt": true, "elsewhere@mkt": true}}`)
+	write(t, filepath.Join(proj, ".claude/settings.json"), `{"enabledPlugins": {"proj@mkt": true, "ghost@mkt": true}}`)
+	write(t, filepath.Join(proj, ".claude/settings.local.json"), `{"enabledPlugins": {"off@mkt": false}}`)
+	set, err := Load(Sources{Home: home, ProjectRoot: proj})
+	if got := names(set.All()); got != "proj:git:ship(plugin proj) proj:lint(plugin proj) tools:git:ship(plugin tools) tools:lint(plugin tools)" {
+		t.Errorf("All = %s", got)
+	}
+	if err == nil || !strings.Contains(err.Error(), "ghost@mkt is enabled but not in") {
+		t.Errorf("error %v", err)
+	}
+	lint, _ := set.Lookup("tools:lint")
+	if got := lint.Prompt("", "s"); !strings.HasSuffix(got, "lint "+filepath.Join(cache, "tools/1.0")) {
+		t.Errorf("plugin root not substituted: %q", got)
+	}
+
+	// Version 1: one installation an id, user-wide.
+	write(t, filepath.Join(home, ".claude/plugins/installed_plugins.json"), `{"version": 1, "plugins": {"off@mkt": {"installPath": "`+cache+`/off/1.0"}}}`)
+	write(t, filepath.Join(proj, ".claude/settings.local.json"), `{"enabledPlugins": {"off@mkt": true}}`)
+	set, _ = Load(Sources{Home: home, ProjectRoot: proj})
+	if _, ok := set.Lookup("off:lint"); !ok {
+		t.Errorf("version 1 registry: %s", names(set.All()))
+	}
+}
+
+func TestInvocation(t *testing.T) {
+	for line, want := range map[string][3]string{
+		"/fix 12 high":         {"fix", "12 high", "true"},
+		"  /frontend:comp  x ": {"frontend:comp", "x", "true"},
+		"/help":                {"help", "", "true"},
+		"/tmp/x.log: why?":     {"", "", "false"},
+		"fix /this":            {"", "", "false"},
+		"/":                    {"", "", "false"},
+	} {
+		name, args, ok := Invocation(line)
+		if got := [3]string{name, args, fmt.Sprint(ok)}; got != want {
+			t.Errorf("Invocation(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	cmd := Skill{Kind: KindCommand, Body: "Fix issue $1 ($ARGUMENTS[1]) with $2; all: $ARGUMENTS; none: [$3] ${CLAUDE_SESSION_ID}"}
+	if got := cmd.Prompt(`12 "high priority"`, "sid"); got != `Fix issue 12 (high priority) with high priority; all: 12 "high priority"; none: [] sid` {
+		t.Errorf("command prompt = %q", got)
+	}
+	sk := Skill{Kind: KindSkill, Dir: "/skills/x", Body: "Read ${CLAUDE_SKILL_DIR}/ref.md"}
+	if got := sk.Prompt("a b", ""); got != "Base directory for this skill: /skills/x\n\nRead /skills/x/ref.md\n\nARGUMENTS: a b" {
+		t.Errorf("skill prompt = %q", got)
+	}
+	if got := sk.Prompt("", ""); strings.Contains(got, "ARGUMENTS") {
+		t.Errorf("no arguments, yet %q", got)
+	}
+	if got := Words(`a 'b c' "d" e''f`); !reflect.DeepEqual(got, []string{"a", "b c", "d", "ef"}) {
+		t.Errorf("Words = %q", got)
+	}
+}
+
+func TestTool(t *testing.T) {
+	rules, _ := perm.ParseRules([]string{"Bash(make:*)"})
+	var granted []perm.Rule
+	tl := NewTool([]Skill{{Name: "deploy", Kind: KindSkill, Description: "Deploys the app.", Dir: "/s/deploy", Body: "Run make deploy $ARGUMENTS", AllowedTools: rules}},
+		"sid", func(r []perm.Rule) { granted = append(granted, r...) })
+	if d := tl.Description(); !strings.Contains(d, "- deploy: Deploys the app.\n") {
+		t.Errorf("description does not list the skill:\n%s", d)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(tl.Schema(), &schema); err != nil || schema["type"] != "object" {
+		t.Errorf("schema: %v", err)
+	}
+	res, err := tl.Run(context.Background(), nil, json.RawMessage(`{"skill":"deploy","args":"prod"}`))
+	if err != nil || res.IsError || res.Output != "Base directory for this skill: /s/deploy\n\nRun make deploy prod" {
+		t.Errorf("Run = %+v %v", res, err)
+	}
+	if fmt.Sprint(granted) != "[Bash(make:*)]" {
+		t.Errorf("granted %v", granted)
+	}
+	res, _ = tl.Run(context.Background(), nil, json.RawMessage(`{"skill":"nope"}`))
+	if !res.IsError || !strings.Contains(res.Output, `unknown skill "nope": the skills are deploy`) {
+		t.Errorf("unknown skill: %+v", res)
+	}
+	if tl.Subject(json.RawMessage(`{"skill":"deploy"}`)) != "deploy" || !tl.ReadOnly(nil) {
+		t.Error("Subject or ReadOnly")
+	}
+}

@@ -1,0 +1,91 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/csaagent/perm"
+	"github.com/csa-dev/csa/internal/csaagent/tool"
+)
+
+// Tool is Claude Code's Skill tool: the model loads a skill's instructions
+// by name. Its description lists the skills it offers, so it is built with
+// them (NewTool); the registry has it with none, and a session offers it
+// only when there are some.
+type Tool struct {
+	offered   []Skill
+	sessionID string
+	grant     func([]perm.Rule)
+}
+
+// NewTool is the Skill tool offering list (ModelInvocable skills) to the
+// session sessionID; grant, when set, is given a loaded skill's
+// allowed-tools (the session allows them for the rest of the turn).
+func NewTool(list []Skill, sessionID string, grant func([]perm.Rule)) *Tool {
+	return &Tool{offered: append([]Skill(nil), list...), sessionID: sessionID, grant: grant}
+}
+
+func (*Tool) Name() string { return "Skill" }
+
+func (t *Tool) Description() string {
+	var b strings.Builder
+	b.WriteString(`Load a skill: instructions for a task, written by the user, the project or a plugin. Call it with the skill's name (and optional arguments) when a task matches a skill's description, before doing the task; the result holds the skill's instructions and the folder its bundled files are in. Follow them.
+
+Only use the skills listed here; a skill already loaded in this conversation need not be loaded again.
+
+Available skills:
+`)
+	if len(t.offered) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, sk := range t.offered {
+		fmt.Fprintf(&b, "- %s: %s\n", sk.Name, sk.Description)
+	}
+	return b.String()
+}
+
+func (*Tool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"skill":{"type":"string","description":"The skill's name, as listed"},` +
+		`"args":{"type":"string","description":"Optional arguments for the skill"}},` +
+		`"required":["skill"],"additionalProperties":false}`)
+}
+
+// ConcurrencySafe and ReadOnly: loading instructions changes nothing.
+func (*Tool) ConcurrencySafe(json.RawMessage) bool { return true }
+func (*Tool) ReadOnly(json.RawMessage) bool        { return true }
+
+// Subject is the skill's name, so rules such as Skill(deploy) match it.
+func (*Tool) Subject(input json.RawMessage) string {
+	var in struct {
+		Skill string `json:"skill"`
+	}
+	_ = json.Unmarshal(input, &in)
+	return in.Skill
+}
+
+func (t *Tool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+	var in struct {
+		Skill string `json:"skill"`
+		Args  string `json:"args"`
+	}
+	if err := tool.Decode(input, &in); err != nil {
+		return tool.Errorf("invalid input: %v", err), nil
+	}
+	name := strings.TrimPrefix(strings.TrimSpace(in.Skill), "/")
+	for _, sk := range t.offered {
+		if sk.Name == name {
+			if t.grant != nil && len(sk.AllowedTools) > 0 {
+				t.grant(sk.AllowedTools)
+			}
+			return tool.Result{Output: sk.Prompt(in.Args, t.sessionID)}, nil
+		}
+	}
+	names := make([]string, len(t.offered))
+	for i, sk := range t.offered {
+		names[i] = sk.Name
+	}
+	return tool.Errorf("unknown skill %q: the skills are %s", in.Skill, strings.Join(names, ", ")), nil
+}
