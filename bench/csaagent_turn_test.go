@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/providers"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/providers"
 )
 
 // BenchmarkAgentTurn is issue 12's loop target: the loop's own time per

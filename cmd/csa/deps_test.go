@@ -14,7 +14,7 @@ import (
 // none of them: csa starts on every run, and what it links it pays for at
 // each start.
 var csaAgentOnly = []string{
-	"github.com/csa-dev/csa/internal/llm",
+	"github.com/csa-dev/csa/internal/csaagent/llm",
 	"github.com/csa-dev/csa/internal/csaagent",
 	"github.com/csa-dev/csa/internal/mcpserver",
 	"github.com/csa-dev/csa/internal/mcphub",

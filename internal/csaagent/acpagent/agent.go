@@ -21,8 +21,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/thread"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // Config is what the agent serves with.

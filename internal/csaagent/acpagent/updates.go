@@ -8,8 +8,8 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/thread"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // updater turns a turn's events into session/update notifications. It is

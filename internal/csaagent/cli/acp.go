@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/csa-dev/csa/internal/csaagent/acpagent"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/csaagent/thread"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // serveACP is `csa-agent --acp`: an Agent Client Protocol agent on stdio

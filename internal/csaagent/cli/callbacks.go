@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/render"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // The session's side of the loop: recording, rendering, permissions,

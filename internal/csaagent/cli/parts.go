@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/config"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/providers"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/providers"
 )
 
 // The parts a session is assembled from, each from flags and config.

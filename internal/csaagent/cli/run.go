@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/render"
 	"github.com/csa-dev/csa/internal/csaagent/skills"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // headless answers one prompt and exits: 0 when the run succeeded, 1 when

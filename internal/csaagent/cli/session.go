@@ -12,6 +12,8 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/config"
 	"github.com/csa-dev/csa/internal/csaagent/event"
 	"github.com/csa-dev/csa/internal/csaagent/hooks"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/providers"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/mcp"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
@@ -21,8 +23,6 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/subagent"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/providers"
 	csasession "github.com/csa-dev/csa/internal/session"
 )
 

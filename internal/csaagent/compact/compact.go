@@ -36,9 +36,9 @@ import (
 	"sync"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/store"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // Triggers, as PreCompact and the events name them.

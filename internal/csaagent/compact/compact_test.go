@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // model answers with a function of the request; every answer reports

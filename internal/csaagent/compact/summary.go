@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // build asks the model for a summary of msgs[:k] and returns the

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Kind names an event.

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // Permit decides whether a tool call may run; reason goes back to the model

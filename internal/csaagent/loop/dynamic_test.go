@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // toolNames records the tools each request offered.

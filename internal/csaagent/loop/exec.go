@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // runTools runs one turn's calls: each run of consecutive calls that are

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Why a run ended.

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // StreamJSON writes one JSON line per message, retry and result.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Summary describes a stored session without loading it whole.

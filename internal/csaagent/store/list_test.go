@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 func TestList(t *testing.T) {

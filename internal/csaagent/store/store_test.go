@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 func toolUse(id string) llm.Message {

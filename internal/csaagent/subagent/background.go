@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Await is the loop's Config.Await: when the model has finished its turn

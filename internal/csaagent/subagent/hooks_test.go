@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
 )
 
 // model answers each request with a function of it: subagents run in

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
-	"github.com/csa-dev/csa/internal/llm"
 	"github.com/csa-dev/csa/internal/session"
 )
 

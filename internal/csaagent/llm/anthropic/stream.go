@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/sse"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/sse"
 )
 
 // event is any streamed event; only the fields of its type are set.

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/httpc"
-	"github.com/csa-dev/csa/internal/llm/sse"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm/sse"
 )
 
 type chunk struct {

@@ -7,9 +7,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/httpc"
-	"github.com/csa-dev/csa/internal/llm/sse"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm/sse"
 )
 
 // DefaultBaseURL is the public API (Google AI Studio keys).

@@ -3,10 +3,10 @@ package anthropic_test
 import (
 	"testing"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/anthropic"
-	"github.com/csa-dev/csa/internal/llm/httpc"
-	"github.com/csa-dev/csa/internal/llm/llmtest"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/anthropic"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm/llmtest"
 )
 
 func TestConformance(t *testing.T) {

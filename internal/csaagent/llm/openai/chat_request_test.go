@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Compatible servers (llama.cpp, Ollama, vLLM) reject or misread fields

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
 	"github.com/csa-dev/csa/internal/modelserver"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 func TestDecodeError(t *testing.T) {

@@ -3,8 +3,8 @@ package openai
 import (
 	"context"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
 )
 
 // Chat streams answers of Chat Completions (POST {base}/chat/completions),

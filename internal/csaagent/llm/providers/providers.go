@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/anthropic"
-	"github.com/csa-dev/csa/internal/llm/gemini"
-	"github.com/csa-dev/csa/internal/llm/httpc"
-	"github.com/csa-dev/csa/internal/llm/openai"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/anthropic"
+	"github.com/csa-dev/csa/internal/csaagent/llm/gemini"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm/openai"
 )
 
 // Conf is csa-agent's provider config, decoded from TOML by its caller.

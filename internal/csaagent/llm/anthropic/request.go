@@ -3,7 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Thinking budgets per effort; max_tokens must exceed the budget.

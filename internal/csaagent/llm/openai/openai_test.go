@@ -3,10 +3,10 @@ package openai_test
 import (
 	"testing"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/httpc"
-	"github.com/csa-dev/csa/internal/llm/llmtest"
-	"github.com/csa-dev/csa/internal/llm/openai"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
+	"github.com/csa-dev/csa/internal/csaagent/llm/llmtest"
+	"github.com/csa-dev/csa/internal/csaagent/llm/openai"
 )
 
 func TestResponsesConformance(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // Endpoint is where and how a provider client talks to its API.

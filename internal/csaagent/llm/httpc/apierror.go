@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 // errorBody covers the three APIs' error shapes:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
 )
 
 func TestEvents(t *testing.T) {

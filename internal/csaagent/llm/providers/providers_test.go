@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/llm"
-	"github.com/csa-dev/csa/internal/llm/anthropic"
-	"github.com/csa-dev/csa/internal/llm/gemini"
-	"github.com/csa-dev/csa/internal/llm/openai"
+	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaagent/llm/anthropic"
+	"github.com/csa-dev/csa/internal/csaagent/llm/gemini"
+	"github.com/csa-dev/csa/internal/csaagent/llm/openai"
 	"github.com/csa-dev/csa/internal/modelserver"
 )
 
