@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/testmcp"
 )
@@ -73,9 +73,9 @@ func startMCPHub(b *testing.B, w *world, conf string) *mcpHub {
 	}
 }
 
-func (h *mcpHub) report(b *testing.B) *mcphub.Report {
+func (h *mcpHub) report(b *testing.B) *hub.Report {
 	b.Helper()
-	r, err := mcphub.AskStatus(h.socket, 10*time.Second)
+	r, err := hub.AskStatus(h.socket, 10*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcplink"
 	"github.com/csa-dev/csa/internal/testmcp"
 )
@@ -195,7 +195,7 @@ func hubServed(t *testing.T, w *world, id string, calls int) mcpState {
 	if code != 0 {
 		t.Fatalf("csa mcp status: exit %d: %s", code, stderr)
 	}
-	var rep mcphub.Report
+	var rep hub.Report
 	decode(t, out, &rep)
 	served := 0
 	for _, b := range rep.Backends {

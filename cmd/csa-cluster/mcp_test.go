@@ -12,12 +12,12 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/clustertest"
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // mcpStatus is `csa mcp status --json` on m; ok is false when no hub runs.
-func (m *machine) mcpStatus(t *testing.T) (r mcphub.Report, ok bool) {
+func (m *machine) mcpStatus(t *testing.T) (r hub.Report, ok bool) {
 	t.Helper()
 	out, code, stderr := m.csaCode(m.dir, "mcp", "status", "--json")
 	if code == 3 {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcplink"
 	"github.com/csa-dev/csa/internal/runner"
 )
@@ -34,24 +34,24 @@ func runHub(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	var src mcphub.Source
+	var src hub.Source
 	var idle time.Duration
 	what := ""
 	if *file != "" {
 		// A bad file is a mistake of whoever started this hub by hand.
-		if _, err := mcphub.LoadConfig(*file); err != nil {
+		if _, err := hub.LoadConfig(*file); err != nil {
 			fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
 			return 1
 		}
-		src, what = mcphub.FileSource(*file), *file
+		src, what = hub.FileSource(*file), *file
 	} else {
 		global := config.GlobalPath()
-		src, what = mcphub.CSAConfig(global), "csa's configuration ("+global+" and each client's project)"
+		src, what = hub.CSAConfig(global), "csa's configuration ("+global+" and each client's project)"
 		var err error
-		if idle, err = mcphub.IdleExit(global); err != nil {
+		if idle, err = hub.IdleExit(global); err != nil {
 			// The hub serves anyway: each client is refused with this
 			// error until the file is fixed.
-			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: %v\n", mcphub.LogTime(), err)
+			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: %v\n", hub.LogTime(), err)
 		}
 	}
 	fs.Visit(func(f *flag.Flag) {
@@ -59,8 +59,8 @@ func runHub(args []string) int {
 			idle = idleExit
 		}
 	})
-	l, err := mcphub.Listen(*socket)
-	if errors.Is(err, mcphub.ErrHubRunning) {
+	l, err := hub.Listen(*socket)
+	if errors.Is(err, hub.ErrHubRunning) {
 		fmt.Fprintf(os.Stderr, "csa-mcp hub: %v\n", err)
 		return 0
 	}
@@ -68,7 +68,7 @@ func runHub(args []string) int {
 		fmt.Fprintln(os.Stderr, "csa-mcp hub:", err)
 		return 1
 	}
-	h := mcphub.NewWithSource(src, os.Stderr)
+	h := hub.NewWithSource(src, os.Stderr)
 	h.SetIdleExit(idle)
 	h.SetCacheDir(*cache)
 	idleSays := "never"
@@ -76,13 +76,13 @@ func runHub(args []string) int {
 		idleSays = "after " + idle.String() + " with no client"
 	}
 	fmt.Fprintf(os.Stderr, "%s csa-mcp hub: pid %d listening on %s; servers from %s; exits %s\n",
-		mcphub.LogTime(), os.Getpid(), *socket, what, idleSays)
+		hub.LogTime(), os.Getpid(), *socket, what, idleSays)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: signalled: exiting\n", mcphub.LogTime())
+			fmt.Fprintf(os.Stderr, "%s csa-mcp hub: signalled: exiting\n", hub.LogTime())
 			h.Close()
 		case <-h.Done():
 		}
@@ -110,7 +110,7 @@ func runConnect(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	hello := mcphub.Hello{Project: *project, Scope: *scope, Caller: caller()}
+	hello := hub.Hello{Project: *project, Scope: *scope, Caller: caller()}
 	if *only != "" {
 		hello.Only = strings.Split(*only, ",")
 	}
@@ -124,7 +124,7 @@ func runConnect(args []string) int {
 			fmt.Fprintln(os.Stderr, "csa-mcp connect:", err)
 			return 1
 		}
-		err := mcphub.Bridge(*socket, hello, os.Stdin, os.Stdout)
+		err := hub.Bridge(*socket, hello, os.Stdin, os.Stdout)
 		var op *net.OpError
 		if attempt == 0 && errors.As(err, &op) && op.Op == "dial" {
 			continue // the hub went away between Ensure and the dial (idle exit): start one again
@@ -139,8 +139,8 @@ func runConnect(args []string) int {
 
 // caller is where this bridge's agent runs, for csa's MCP server behind
 // the hub.
-func caller() *mcphub.Caller {
-	c := &mcphub.Caller{Env: map[string]string{}}
+func caller() *hub.Caller {
+	c := &hub.Caller{Env: map[string]string{}}
 	for _, k := range runner.SessionVars {
 		if v, ok := os.LookupEnv(k); ok {
 			c.Env[k] = v

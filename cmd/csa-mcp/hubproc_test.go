@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 )
 
 // hubProc is a `csa-mcp hub` running for a test, its log in a file shown
@@ -84,7 +84,7 @@ func (h *hubProc) connect(t *testing.T, opts *mcp.ClientOptions, args ...string)
 }
 
 // status is `csa-mcp status --json`.
-func (h *hubProc) status(t *testing.T) mcphub.Report {
+func (h *hubProc) status(t *testing.T) hub.Report {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "csa-mcp"), "status", "--socket", h.socket, "--json")
 	cmd.Env = h.w.env
@@ -92,7 +92,7 @@ func (h *hubProc) status(t *testing.T) mcphub.Report {
 	if err != nil {
 		t.Fatalf("csa-mcp status: %v", err)
 	}
-	var r mcphub.Report
+	var r hub.Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("csa-mcp status: %v: %s", err, out)
 	}
@@ -100,14 +100,14 @@ func (h *hubProc) status(t *testing.T) mcphub.Report {
 }
 
 // backend is the status of the one backend called name (and project).
-func (h *hubProc) backend(t *testing.T, name, project string) mcphub.BackendStatus {
+func (h *hubProc) backend(t *testing.T, name, project string) hub.BackendStatus {
 	t.Helper()
 	for _, b := range h.status(t).Backends {
 		if b.Name == name && b.Project == project {
 			return b
 		}
 	}
-	return mcphub.BackendStatus{}
+	return hub.BackendStatus{}
 }
 
 // tomlList is a TOML array of strings.

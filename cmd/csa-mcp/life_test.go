@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcplink"
 	"github.com/csa-dev/csa/internal/proc"
 )
@@ -31,7 +31,7 @@ func hubWorld(t *testing.T, idle string) *world {
 	w := newWorld(t)
 	w.appendConfig(t, fmt.Sprintf("[mcp]\nidle_exit = %q\n", idle))
 	t.Cleanup(func() {
-		if err := mcphub.Stop(w.socket(), 30*time.Second); err != nil && !errors.Is(err, mcphub.ErrNoHub) {
+		if err := hub.Stop(w.socket(), 30*time.Second); err != nil && !errors.Is(err, hub.ErrNoHub) {
 			t.Errorf("stopping the hub: %v", err)
 		}
 	})
@@ -119,7 +119,7 @@ func (w *world) csa(t *testing.T, args ...string) (string, int) {
 	return string(out) + stderr.String(), cmd.ProcessState.ExitCode()
 }
 
-func (w *world) status(t *testing.T) mcphub.Report {
+func (w *world) status(t *testing.T) hub.Report {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "csa"), "mcp", "status", "--json")
 	cmd.Env = w.env
@@ -127,7 +127,7 @@ func (w *world) status(t *testing.T) mcphub.Report {
 	if err != nil {
 		t.Fatalf("csa mcp status --json: %v", err)
 	}
-	var r mcphub.Report
+	var r hub.Report
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("csa mcp status --json: %v: %s", err, out)
 	}
@@ -218,7 +218,7 @@ func TestConcurrentConnectsStartOneHub(t *testing.T) {
 	if r.Clients != n || len(r.Backends) != 1 {
 		t.Fatalf("status: %+v", r)
 	}
-	if b := r.Backends[0]; b.Name != "g" || b.State != mcphub.StateRunning || b.PID != pid || b.Clients != n ||
+	if b := r.Backends[0]; b.Name != "g" || b.State != hub.StateRunning || b.PID != pid || b.Clients != n ||
 		b.Calls != n || b.RSS == 0 || r.Uptime <= 0 {
 		t.Fatalf("status backend: %+v", b)
 	}

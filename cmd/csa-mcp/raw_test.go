@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 )
 
 // rawClient speaks JSON-RPC to the hub's socket without an SDK, to send
@@ -37,7 +37,7 @@ func dialRaw(t *testing.T, socket string, only ...string) *rawClient {
 	}
 	t.Cleanup(func() { c.Close() })
 	r := &rawClient{c: c, r: bufio.NewReaderSize(c, 1<<20)}
-	r.write(t, map[string]any{"jsonrpc": "2.0", "method": "csa-hub/hello", "params": mcphub.Hello{Only: only}})
+	r.write(t, map[string]any{"jsonrpc": "2.0", "method": "csa-hub/hello", "params": hub.Hello{Only: only}})
 	r.send(t, 0, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "raw", "version": "1"}})
 	if m := r.next(t); m.Error != nil {

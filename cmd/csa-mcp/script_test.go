@@ -10,7 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcplink"
 	"github.com/csa-dev/csa/internal/scripttest"
 )
@@ -39,7 +39,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SOCKET", socket)
 			// A script that fails half way leaves no hub.
 			env.Defer(func() {
-				if err := mcphub.Stop(socket, 30*time.Second); err != nil && !errors.Is(err, mcphub.ErrNoHub) {
+				if err := hub.Stop(socket, 30*time.Second); err != nil && !errors.Is(err, hub.ErrNoHub) {
 					t.Errorf("stopping the hub: %v", err)
 				}
 			})

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 )
 
 // exitNoHub: no hub answers on the socket (a state, not a usage error).
@@ -24,17 +24,17 @@ func runStatus(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	r, err := mcphub.AskStatus(*socket, 5*time.Second)
+	r, err := hub.AskStatus(*socket, 5*time.Second)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp status:", err)
-		if errors.Is(err, mcphub.ErrNoHub) {
+		if errors.Is(err, hub.ErrNoHub) {
 			return exitNoHub
 		}
 		return 1
 	}
 	if *asJSON {
 		if r.Backends == nil {
-			r.Backends = []mcphub.BackendStatus{}
+			r.Backends = []hub.BackendStatus{}
 		}
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Println(string(b))

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 )
 
 // stopTimeout bounds the wait for a hub to stop: its backends get two
@@ -23,9 +23,9 @@ func runStop(args []string) int {
 		fmt.Fprintln(os.Stderr, usage)
 		return 2
 	}
-	err := mcphub.Stop(*socket, stopTimeout)
+	err := hub.Stop(*socket, stopTimeout)
 	switch {
-	case errors.Is(err, mcphub.ErrNoHub):
+	case errors.Is(err, hub.ErrNoHub):
 		fmt.Fprintln(os.Stderr, "csa-mcp stop:", err)
 		return exitNoHub
 	case err != nil:

@@ -17,7 +17,7 @@ var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/csaagent/llm",
 	"github.com/csa-dev/csa/internal/csaagent",
 	"github.com/csa-dev/csa/internal/mcpserver",
-	"github.com/csa-dev/csa/internal/mcphub",
+	"github.com/csa-dev/csa/internal/mcp/hub",
 	"github.com/modelcontextprotocol/go-sdk",
 	"github.com/csa-dev/csa/internal/fleet",
 	"github.com/csa-dev/csa/internal/tui",

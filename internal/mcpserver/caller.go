@@ -7,18 +7,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/runner"
 )
 
 // callerOf is the agent the hub says a call comes from (csa's MCP server
 // behind the hub is the hub's child, not the agent's), or nil when the
 // server was started by the agent itself.
-func callerOf(req *mcp.CallToolRequest) *mcphub.Caller {
+func callerOf(req *mcp.CallToolRequest) *hub.Caller {
 	if req == nil || req.Params == nil {
 		return nil
 	}
-	raw, ok := req.Params.Meta[mcphub.CallerMeta]
+	raw, ok := req.Params.Meta[hub.CallerMeta]
 	if !ok {
 		return nil
 	}
@@ -26,7 +26,7 @@ func callerOf(req *mcp.CallToolRequest) *mcphub.Caller {
 	if err != nil {
 		return nil
 	}
-	var c mcphub.Caller
+	var c hub.Caller
 	if json.Unmarshal(b, &c) != nil {
 		return nil
 	}
@@ -36,7 +36,7 @@ func callerOf(req *mcp.CallToolRequest) *mcphub.Caller {
 // callerEnv is env with the caller's csa session variables in place of
 // any of this process's own (CSA_SESSION_ID, CSA_DEPTH, ...: the hub runs
 // outside every session, and must not lend one to the caller).
-func callerEnv(env []string, c *mcphub.Caller) []string {
+func callerEnv(env []string, c *hub.Caller) []string {
 	out := make([]string, 0, len(env)+len(c.Env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

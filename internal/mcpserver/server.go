@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/mcphub"
+	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -27,14 +27,14 @@ var Version = "dev"
 // and returns its standard output, its standard error's tail and its exit
 // status. User text (a prompt, what is sent to a session) goes on stdin:
 // an argument holds no NUL byte and at most 128 KiB.
-type CSA func(ctx context.Context, caller *mcphub.Caller, args []string, stdin string) (stdout []byte, stderr string, exit int, err error)
+type CSA func(ctx context.Context, caller *hub.Caller, args []string, stdin string) (stdout []byte, stderr string, exit int, err error)
 
 // Exec is a CSA that runs the csa executable at path through proc, in its
 // own process group, stopped (SIGTERM, then SIGKILL) when the call is
 // cancelled. For a caller it runs in the caller's directory with the
 // caller's session variables in place of this server's.
 func Exec(path string) CSA {
-	return func(ctx context.Context, caller *mcphub.Caller, args []string, stdin string) ([]byte, string, int, error) {
+	return func(ctx context.Context, caller *hub.Caller, args []string, stdin string) ([]byte, string, int, error) {
 		spec := proc.Spec{Path: path, Args: args, Stdin: strings.NewReader(stdin), DieWithParent: true}
 		if caller != nil {
 			spec.Env, spec.Dir = callerEnv(os.Environ(), caller), caller.Cwd

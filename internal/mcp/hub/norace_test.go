@@ -1,0 +1,5 @@
+//go:build !race
+
+package hub
+
+const raceBuild = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package mcphub
-
-const raceBuild = false

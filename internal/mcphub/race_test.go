@@ -1,7 +1,0 @@
-//go:build race
-
-package mcphub
-
-// raceBuild: the race detector reserves terabytes of address space, so
-// nothing built with it runs under RLIMIT_AS.
-const raceBuild = true
