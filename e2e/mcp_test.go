@@ -13,7 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/testmcp"
 )
 
@@ -96,7 +96,7 @@ func hubWorld(t *testing.T, call, first string) (*world, string) {
 	}
 	w.env = devenv.Merge(w.env, []string{"XDG_RUNTIME_DIR=" + rt})
 	getenv := func(k string) string { return envOf(w.env, k) }
-	socket, err := mcplink.Socket(getenv)
+	socket, err := link.Socket(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +106,11 @@ func hubWorld(t *testing.T, call, first string) (*world, string) {
 		// ones): stop it, and show its log when the test failed.
 		stop := exec.Command(csaBin, "mcp", "stop")
 		stop.Env = env
-		if out, err := stop.CombinedOutput(); err != nil && mcplink.Answers(socket) {
+		if out, err := stop.CombinedOutput(); err != nil && link.Answers(socket) {
 			t.Errorf("csa mcp stop: %v\n%s", err, out)
 		}
 		if t.Failed() {
-			b, _ := os.ReadFile(mcplink.LogFile(getenv))
+			b, _ := os.ReadFile(link.LogFile(getenv))
 			t.Logf("hub log:\n%s", b)
 		}
 		os.RemoveAll(rt)

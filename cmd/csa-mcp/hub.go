@@ -16,7 +16,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/runner"
 )
 
@@ -120,7 +120,7 @@ func runConnect(args []string) int {
 		return 1
 	}
 	for attempt := 0; ; attempt++ {
-		if err := mcplink.Ensure(context.Background(), self, *socket, os.Getenv); err != nil {
+		if err := link.Ensure(context.Background(), self, *socket, os.Getenv); err != nil {
 			fmt.Fprintln(os.Stderr, "csa-mcp connect:", err)
 			return 1
 		}

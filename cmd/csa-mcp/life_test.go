@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -38,7 +38,7 @@ func hubWorld(t *testing.T, idle string) *world {
 	return w
 }
 
-func (w *world) socket() string { return filepath.Join(w.dir, "run", "csa", mcplink.SocketName) }
+func (w *world) socket() string { return filepath.Join(w.dir, "run", "csa", link.SocketName) }
 
 func (w *world) globalConfig() string { return filepath.Join(w.dir, "cfg", "config.toml") }
 
@@ -137,7 +137,7 @@ func (w *world) status(t *testing.T) hub.Report {
 // hubStarts counts the hubs that have started listening (their first log
 // line).
 func (w *world) hubStarts(t *testing.T) int {
-	b, err := os.ReadFile(filepath.Join(w.dir, "state", mcplink.LogName))
+	b, err := os.ReadFile(filepath.Join(w.dir, "state", link.LogName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/scripttest"
 )
 
@@ -35,7 +35,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("TESTSERVER", exe)
-			socket := filepath.Join(env.WorkDir, "run", "csa", mcplink.SocketName)
+			socket := filepath.Join(env.WorkDir, "run", "csa", link.SocketName)
 			env.Setenv("SOCKET", socket)
 			// A script that fails half way leaves no hub.
 			env.Defer(func() {
@@ -58,7 +58,7 @@ func cmdWaitHub(ts *testscript.TestScript, neg bool, args []string) {
 	socket := ts.Getenv("SOCKET")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		_, err := os.Stat(socket)
-		if mcplink.Answers(socket) != neg && (!neg || os.IsNotExist(err)) {
+		if link.Answers(socket) != neg && (!neg || os.IsNotExist(err)) {
 			return
 		}
 		if time.Now().After(deadline) {

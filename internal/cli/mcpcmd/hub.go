@@ -10,7 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -38,7 +38,7 @@ servers' stderr) is mcp-hub.log in csa's state directory.`,
 
 // hub is where the hub listens and the csa-mcp that runs it.
 func hub(f *cmdutil.Factory) (socket, exe string, err error) {
-	if socket, err = mcplink.Socket(f.Getenv); err != nil {
+	if socket, err = link.Socket(f.Getenv); err != nil {
 		return "", "", err
 	}
 	exe, err = proc.Sibling(Program)
@@ -61,7 +61,7 @@ func serveCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if mcplink.Answers(socket) {
+			if link.Answers(socket) {
 				return serveSays(f, socket, true)
 			}
 			// The hub serves even with a bad file (its clients are told
@@ -72,7 +72,7 @@ func serveCmd(f *cmdutil.Factory) *cobra.Command {
 			if foreground {
 				return handOver(exe, "hub", "--socket", socket)
 			}
-			if err := mcplink.Ensure(cmd.Context(), exe, socket, f.Getenv); err != nil {
+			if err := link.Ensure(cmd.Context(), exe, socket, f.Getenv); err != nil {
 				return err
 			}
 			return serveSays(f, socket, false)
@@ -83,7 +83,7 @@ func serveCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func serveSays(f *cmdutil.Factory, socket string, already bool) error {
-	log := mcplink.LogFile(f.Getenv)
+	log := link.LogFile(f.Getenv)
 	if f.JSON {
 		return json.NewEncoder(f.IO.Out).Encode(map[string]any{"socket": socket, "log": log, "already_running": already})
 	}

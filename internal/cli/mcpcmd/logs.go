@@ -11,7 +11,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/interrupt"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 )
 
 // followPoll is how often logs -f looks for more.
@@ -24,7 +24,7 @@ func logsCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "The hub's log: its own lines and its MCP servers' stderr (-f to follow)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path := mcplink.LogFile(f.Getenv)
+			path := link.LogFile(f.Getenv)
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				return &cmdutil.Error{Code: "no_hub", Exit: ExitNoHub, Err: fmt.Errorf("no MCP hub has run yet (no %s)", path)}
 			}

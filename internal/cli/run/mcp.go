@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/mcplink"
+	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/runner"
 )
@@ -55,13 +55,13 @@ func (j *job) ensureHub(ctx context.Context) *hubGrant {
 	if err != nil {
 		return fail(err)
 	}
-	socket, err := mcplink.Socket(j.f.Getenv)
+	socket, err := link.Socket(j.f.Getenv)
 	if err != nil {
 		return fail(err)
 	}
-	if err := mcplink.Ensure(ctx, exe, socket, j.f.Getenv); err != nil {
+	if err := link.Ensure(ctx, exe, socket, j.f.Getenv); err != nil {
 		return fail(err)
 	}
-	b := mcplink.Bridge(exe, socket, j.root, j.o.MCPScope)
+	b := link.Bridge(exe, socket, j.root, j.o.MCPScope)
 	return &hubGrant{server: &agents.MCPServer{Name: b.Name, Command: b.Command, Args: b.Args}}
 }

@@ -3,7 +3,7 @@
 // none does), and the stdio MCP server an agent program is given to reach
 // it. The hub itself is csa-mcp; this package is linked into csa, so it
 // speaks no MCP and links no HTTP: a unix socket dial is all it needs.
-package mcplink
+package link
 
 import (
 	"context"

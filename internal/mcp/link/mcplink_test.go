@@ -1,4 +1,4 @@
-package mcplink
+package link
 
 import (
 	"context"
