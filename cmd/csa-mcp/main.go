@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/csa-dev/csa/internal/cli/shim"
-	"github.com/csa-dev/csa/internal/mcpserver"
+	"github.com/csa-dev/csa/internal/mcp/server"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 )
@@ -70,7 +70,7 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := mcpserver.New(mcpserver.Exec(csa)).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := server.New(server.Exec(csa)).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
 		return 1
 	}

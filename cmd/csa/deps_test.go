@@ -16,7 +16,7 @@ import (
 var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/csaagent/llm",
 	"github.com/csa-dev/csa/internal/csaagent",
-	"github.com/csa-dev/csa/internal/mcpserver",
+	"github.com/csa-dev/csa/internal/mcp/server",
 	"github.com/csa-dev/csa/internal/mcp/hub",
 	"github.com/modelcontextprotocol/go-sdk",
 	"github.com/csa-dev/csa/internal/fleet",

@@ -4,7 +4,7 @@
 // answers and the same genealogy: a call made from inside a csa session
 // (the agent that started this server carries CSA_SESSION_ID) makes a child
 // session of the caller, under the same depth limit.
-package mcpserver
+package server
 
 import (
 	"context"
