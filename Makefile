@@ -38,7 +38,7 @@ demo: build agents
 agents: build
 	$(BIN)/csa tools install --acp
 
-# The npm MCP servers and client the tests use (internal/testmcp/pins),
+# The npm MCP servers and client the tests use (internal/mcp/mcptest/pins),
 # installed beside the agents (CSA_AGENTS_CACHE/mcp-test-servers); test
 # dependencies, not programs csa runs.
 mcp-servers:

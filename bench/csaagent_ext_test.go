@@ -21,8 +21,8 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // What csa-agent's extension points cost (issue 14): command hooks, the
@@ -306,7 +306,7 @@ func startDirect(everything string) (time.Duration, *mcp.ClientSession, error) {
 // what one does; the reference is one server-everything started and
 // listed by the go-sdk client directly, in the same iterations.
 func BenchmarkAgentMCPStart(b *testing.B) {
-	everything := requireMCP(b, testmcp.Everything)
+	everything := requireMCP(b, mcptest.Everything)
 	w := newCSAAgentWorld(b, "agent-mcp-start", "[[rule]]\ncontains = \"mcp start\"\n  [[rule.step]]\n  text = \"started\"\n")
 	counts := []int{0, 1, 3}
 	run := func(n int) agentResult {
@@ -401,7 +401,7 @@ const mcpCalls = 40
 // calls). The reference is the same echo called by the go-sdk client
 // directly.
 func BenchmarkAgentMCPCall(b *testing.B) {
-	everything := requireMCP(b, testmcp.Everything)
+	everything := requireMCP(b, mcptest.Everything)
 	var s strings.Builder
 	// The echo session: every step after the first needs the echo's
 	// result in the request (body), else the other rule gives up.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // BenchmarkMCPLatency is issue 13's second figure: the time a tool call
@@ -24,7 +24,7 @@ import (
 // own cost. "shared": the agents share one server, as they do with the
 // hub; then one node process serves eight agents where there were eight.
 func BenchmarkMCPLatency(b *testing.B) {
-	everything := requireMCP(b, testmcp.Everything)
+	everything := requireMCP(b, mcptest.Everything)
 	b.Run("path", func(b *testing.B) {
 		var conf strings.Builder
 		for i := range mcpAgents {
@@ -41,7 +41,7 @@ func BenchmarkMCPLatency(b *testing.B) {
 
 func mcpLatency(b *testing.B, key, what, conf string, only func(agent int) []string) {
 	const rounds, perRound = 20, 25 // calls per agent per round
-	everything := requireMCP(b, testmcp.Everything)
+	everything := requireMCP(b, mcptest.Everything)
 	for range b.N {
 		w := newWorld(b, key, "")
 		h := startMCPHub(b, w, conf)

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 const mcpAgents = 8
@@ -27,9 +27,9 @@ type mcpServer struct {
 // the benchmark's scratch space) and csa's own MCP server.
 func threeServers(b *testing.B, w *world) []mcpServer {
 	return []mcpServer{
-		{name: "everything", command: requireMCP(b, testmcp.Everything),
+		{name: "everything", command: requireMCP(b, mcptest.Everything),
 			tool: "echo", arguments: map[string]any{"message": "hi"}},
-		{name: "memory", command: requireMCP(b, testmcp.Memory),
+		{name: "memory", command: requireMCP(b, mcptest.Memory),
 			env:  map[string]string{"MEMORY_FILE_PATH": filepath.Join(w.stateDir, "memory.jsonl")},
 			tool: "read_graph", arguments: map[string]any{}},
 		{name: "csa", command: mcpBin, args: []string{"server"}, cwd: w.projDir,

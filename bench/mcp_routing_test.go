@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // BenchmarkMCPRouting is issue 13's third figure: 10,000 calls from 8
@@ -21,7 +21,7 @@ import (
 // hub could mend a mix-up.
 func BenchmarkMCPRouting(b *testing.B) {
 	const clients, each = 8, 1250
-	everything := requireMCP(b, testmcp.Everything)
+	everything := requireMCP(b, mcptest.Everything)
 	for range b.N {
 		w := newWorld(b, "mcp-routing", "")
 		h := startMCPHub(b, w, "[servers.everything]\ncommand = "+tomlQuote(everything)+"\n")

@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/csa-dev/csa/internal/mcp/hub"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // The MCP hub (issue 13) with real servers from npm (make mcp-servers):
@@ -153,7 +153,7 @@ func pssOf(pid int) int64 {
 // how to install it.
 func requireMCP(b *testing.B, name string) string {
 	b.Helper()
-	return testmcp.Require(b, name)
+	return mcptest.Require(b, name)
 }
 
 func tomlQuote(s string) string {

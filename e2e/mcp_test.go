@@ -14,7 +14,7 @@ import (
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcp/link"
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // mcpScript has the agent call the hub's get-sum (server-everything's,
@@ -85,7 +85,7 @@ const claudeWaitForMCP = `  [[rule.step]]
 // it; first are the steps before the call (a tool search).
 func hubWorld(t *testing.T, call, first string) (*world, string) {
 	t.Helper()
-	everything := testmcp.Require(t, testmcp.Everything)
+	everything := mcptest.Require(t, mcptest.Everything)
 	w := newWorld(t, fmt.Sprintf(mcpScript, call, first))
 	appendConfig(t, w, "\n[mcp.servers.everything]\ncommand = "+strconv.Quote(everything)+"\n")
 	// A socket path must be short: a runtime directory of its own under

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make mcp-servers: the npm MCP servers and client csa's tests use
-# (internal/testmcp/pins: server-everything, server-memory, the MCP
+# (internal/mcp/mcptest/pins: server-everything, server-memory, the MCP
 # Inspector), each installed with `npm ci` from its lock file into
 # $CSA_AGENTS_CACHE/mcp-test-servers/NAME (default ~/.cache/csa/agents/...),
 # outside git. These are test dependencies, not programs csa runs. A pin
@@ -12,8 +12,8 @@ cache=${CSA_AGENTS_CACHE:-$HOME/.cache/csa/agents}/mcp-test-servers
 
 # install NAME: one pin, in the background of the loop below.
 install() {
-	local name=$1 pin=internal/testmcp/pins/$1 dst=$cache/$1 want
-	# The fingerprint toolcache.Fingerprint computes, and testmcp checks.
+	local name=$1 pin=internal/mcp/mcptest/pins/$1 dst=$cache/$1 want
+	# The fingerprint toolcache.Fingerprint computes, and mcptest checks.
 	want=$(cd "$pin" && sha256sum package.json package-lock.json | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$dst/.stamp" 2>/dev/null)" = "$want" ]; then
 		echo "mcp-servers: $name is installed in $dst"
@@ -32,7 +32,7 @@ install() {
 }
 
 pids=()
-for pin in internal/testmcp/pins/*/; do
+for pin in internal/mcp/mcptest/pins/*/; do
 	install "$(basename "$pin")" &
 	pids+=($!)
 done

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // The scripts' MCP servers are the pinned npm server-everything (make
@@ -21,7 +21,7 @@ func cmdMCPBin(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mcpbin VAR")
 	}
-	bin, err := testmcp.Bin(testmcp.Everything)
+	bin, err := mcptest.Bin(mcptest.Everything)
 	ts.Check(err)
 	ts.Setenv(args[0], bin)
 }
@@ -33,7 +33,7 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mcphttp VAR")
 	}
-	bin, err := testmcp.Bin(testmcp.Everything)
+	bin, err := mcptest.Bin(mcptest.Everything)
 	ts.Check(err)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	ts.Check(err)
@@ -69,10 +69,10 @@ func cmdMCPLeft(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || !strings.Contains(args[0], "=") {
 		ts.Fatalf("usage: mcpleft NAME=VALUE")
 	}
-	pids := testmcp.Tagged(args[0])
+	pids := mcptest.Tagged(args[0])
 	for deadline := time.Now().Add(time.Minute); !neg && len(pids) > 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
-		pids = testmcp.Tagged(args[0])
+		pids = mcptest.Tagged(args[0])
 	}
 	if neg != (len(pids) > 0) {
 		ts.Fatalf("processes tagged %s: %v", args[0], pids)

@@ -13,7 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/clustertest"
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // mcpStatus is `csa mcp status --json` on m; ok is false when no hub runs.
@@ -40,7 +40,7 @@ func TestRemoteRunsShareTheCallersMCPScope(t *testing.T) {
 	c := clustertest.Start(t, 3)
 	caller := newMachine(t, "caller", c.URL())
 	w := newMachine(t, "w1", c.URL())
-	memory := testmcp.Require(t, testmcp.Memory)
+	memory := mcptest.Require(t, mcptest.Memory)
 	f, err := os.OpenFile(filepath.Join(w.dir, "cfg", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

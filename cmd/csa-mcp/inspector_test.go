@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // A third-party MCP client: the MCP Inspector's command-line mode (npm,
@@ -28,7 +28,7 @@ func inspect(t *testing.T, w *world, server []string, args ...string) map[string
 			argv = append(argv, "-e", kv)
 		}
 	}
-	cmd := exec.Command(testmcp.Require(t, testmcp.Inspector), append(append(argv, server...), args...)...)
+	cmd := exec.Command(mcptest.Require(t, mcptest.Inspector), append(append(argv, server...), args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Dir, cmd.Stdout, cmd.Stderr = w.proj, &stdout, &stderr
 	cmd.Env = append(append([]string(nil), w.env...), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "mcp.json"))

@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // The hub with real MCP servers from npm (make mcp-servers): the
@@ -24,7 +24,7 @@ import (
 
 // everythingConf is a hub config serving server-everything as NAME.
 func everythingConf(t *testing.T, name, extra string) string {
-	return "[servers." + name + "]\ncommand = " + quote(testmcp.Require(t, testmcp.Everything)) + "\n" + extra
+	return "[servers." + name + "]\ncommand = " + quote(mcptest.Require(t, mcptest.Everything)) + "\n" + extra
 }
 
 // tappedConf is server-everything behind a tap logging to log.
@@ -33,7 +33,7 @@ func tappedConf(t *testing.T, name, log, extra string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "[servers." + name + "]\ncommand = " + quote(exe) + "\nargs = " + tomlList(testmcp.Require(t, testmcp.Everything)) +
+	return "[servers." + name + "]\ncommand = " + quote(exe) + "\nargs = " + tomlList(mcptest.Require(t, mcptest.Everything)) +
 		"\nenv = { " + tapEnv + " = " + quote(log) + " }\n" + extra
 }
 
@@ -265,7 +265,7 @@ func TestRealFIFOQueue(t *testing.T) {
 // the project with {project}.
 func TestRealProjectScope(t *testing.T) {
 	w := newWorld(t)
-	memory := testmcp.Require(t, testmcp.Memory)
+	memory := mcptest.Require(t, mcptest.Memory)
 	h := startHub(t, w, "[servers.memory]\ncommand = "+strconv.Quote(memory)+
 		"\nenv = { MEMORY_FILE_PATH = \"{project}/memory.jsonl\" }\nscope = \"project\"\n")
 	projA, projB := filepath.Join(w.dir, "a"), filepath.Join(w.dir, "b")

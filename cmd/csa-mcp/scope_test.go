@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // Project-scoped instances live for their project's clients: none left
@@ -22,7 +22,7 @@ import (
 // memoryConf is server-memory, one instance per project, keeping its
 // graph in the project.
 func memoryConf(t *testing.T) string {
-	return "[servers.memory]\ncommand = " + strconv.Quote(testmcp.Require(t, testmcp.Memory)) +
+	return "[servers.memory]\ncommand = " + strconv.Quote(mcptest.Require(t, mcptest.Memory)) +
 		"\nenv = { MEMORY_FILE_PATH = \"{project}/memory.jsonl\" }\nscope = \"project\"\n"
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/testmcp"
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 )
 
 // The npm server-everything over stdio: its tools are offered and answer;
@@ -15,7 +15,7 @@ import (
 // timeout), one missing a variable and a disabled one are reported and
 // leave it working; closing leaves no server process alive.
 func TestStdioServers(t *testing.T) {
-	bin := testmcp.Require(t, testmcp.Everything)
+	bin := mcptest.Require(t, mcptest.Everything)
 	tag := "CSA_MCP_TEST=" + t.Name() + "-" + strings.ReplaceAll(t.TempDir(), "/", "_")
 	k, v, _ := strings.Cut(tag, "=")
 	env := map[string]string{k: v}
@@ -55,7 +55,7 @@ func TestStdioServers(t *testing.T) {
 		t.Fatalf("echo: %+v", res)
 	}
 	// The server runs (tagged), the mute one was ended at its timeout.
-	alive := testmcp.Tagged(tag)
+	alive := mcptest.Tagged(tag)
 	if len(alive) == 0 {
 		t.Fatal("no tagged server process while connected: the leftover check below could not fail")
 	}
@@ -66,5 +66,5 @@ func TestStdioServers(t *testing.T) {
 	}
 	m.Close()
 	closed = true
-	waitFor(t, "no server process left", func() bool { return len(testmcp.Tagged(tag)) == 0 })
+	waitFor(t, "no server process left", func() bool { return len(mcptest.Tagged(tag)) == 0 })
 }

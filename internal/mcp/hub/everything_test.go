@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/mcp/mcptest"
 	"github.com/csa-dev/csa/internal/proc"
-	"github.com/csa-dev/csa/internal/testmcp"
 )
 
 // everythingHTTP runs the pinned npm server-everything as a streamable
@@ -57,7 +57,7 @@ func freePort(t *testing.T) int {
 // The npm server-everything over streamable HTTP behind the hub; it
 // restarts (a new process: every session gone) and the next call works.
 func TestHTTPEverything(t *testing.T) {
-	bin := testmcp.Require(t, testmcp.Everything)
+	bin := mcptest.Require(t, mcptest.Everything)
 	port := freePort(t)
 	stop := everythingHTTP(t, bin, port)
 	h, socket := startHub(t, map[string]ServerConfig{"everything": {URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}})

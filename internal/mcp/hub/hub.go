@@ -1,4 +1,4 @@
-// Package mcphub is csa's MCP hub: one process per MCP server shared by
+// Package hub is csa's MCP hub: one process per MCP server shared by
 // every agent, routing JSON-RPC between many clients and the servers.
 // It works at the JSON-RPC level (ids, progress tokens and tool names
 // rewritten, nothing else), so what a server says reaches the client as

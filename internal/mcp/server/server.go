@@ -1,4 +1,4 @@
-// Package mcpserver is csa as an MCP server: tools that run sub-agents and
+// Package server is csa as an MCP server: tools that run sub-agents and
 // read, wait for and stop their sessions. Each tool is a csa command run
 // with --json, so the MCP server and the command line give the same
 // answers and the same genealogy: a call made from inside a csa session

@@ -1,4 +1,4 @@
-// Package mcplink is what csa knows of its MCP hub: where the hub's socket
+// Package link is what csa knows of its MCP hub: where the hub's socket
 // is, how to make sure a hub answers there (starting one, detached, if
 // none does), and the stdio MCP server an agent program is given to reach
 // it. The hub itself is csa-mcp; this package is linked into csa, so it

@@ -1,9 +1,9 @@
-// Package testmcp finds the npm MCP servers and client csa's tests and
+// Package mcptest finds the npm MCP servers and client csa's tests and
 // benchmarks use: server-everything, server-memory (stateful) and the MCP
 // Inspector, pinned in pins/NAME and installed by `make mcp-servers`
 // (scripts/mcp-servers.sh) into the agents' cache, outside git. They are
 // test dependencies, not programs csa runs.
-package testmcp
+package mcptest
 
 import (
 	"embed"

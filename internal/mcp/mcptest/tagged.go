@@ -1,4 +1,4 @@
-package testmcp
+package mcptest
 
 import (
 	"os"
