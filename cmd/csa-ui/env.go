@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/fleet"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/tmux"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // views is what both views are built from: csa's own way of finding the

@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fleet"
 	"github.com/csa-dev/csa/internal/loopback"
-	"github.com/csa-dev/csa/internal/web"
+	"github.com/csa-dev/csa/internal/ui/fleet"
+	"github.com/csa-dev/csa/internal/ui/web"
 )
 
 // runServe is `csa-ui serve`.

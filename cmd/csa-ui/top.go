@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/csa-dev/csa/internal/tui"
+	"github.com/csa-dev/csa/internal/ui/tui"
 )
 
 // runTop is `csa-ui top`.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // Feed takes a snapshot every Every (or at once when poked, after an

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // Colours by class; the symbol and label carry the same without colour.

@@ -1,5 +1,5 @@
 // Package web is the local web view of csa serve --ui: the session tree of
-// internal/fleet as a page served on loopback, kept live with server-sent
+// internal/ui/fleet as a page served on loopback, kept live with server-sent
 // events, with a session's log as it grows, send and kill (each csa's own
 // command). Every request must carry the token of the URL the server
 // printed; the assets are embedded, plain HTML, CSS and JavaScript.
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 //go:embed assets

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // key handles a key press in the current mode.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fleet"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // The feed reads the store while a client waits for a snapshot, and not

@@ -1,5 +1,5 @@
 // Package tui is csa top: a full-screen terminal view of a project's
-// session tree (internal/fleet), refreshed from the store, with keys that
+// session tree (internal/ui/fleet), refreshed from the store, with keys that
 // run csa's own commands on the selected session.
 package tui
 
@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/csa-dev/csa/internal/fleet"
+	"github.com/csa-dev/csa/internal/ui/fleet"
 )
 
 // Refresh is how often the view reads the store again.
