@@ -45,7 +45,7 @@ mcp-servers:
 	./scripts/mcp-servers.sh
 
 # The nats-server program the cluster tests run as three processes
-# (internal/clustertest), built from the module at the version go.mod pins,
+# (internal/cluster/clustertest), built from the module at the version go.mod pins,
 # into csa's cache outside git ($CSA_AGENTS_CACHE/nats-server/VERSION/).
 nats-server:
 	./scripts/nats-server.sh

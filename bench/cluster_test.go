@@ -1,7 +1,7 @@
 package bench
 
 // Issue 16's speed targets, on a real 3-node nats-server cluster on
-// loopback (internal/clustertest, `make nats-server`) with real `csa
+// loopback (internal/cluster/clustertest, `make nats-server`) with real `csa
 // worker` processes, each with its own HOME, state directory and
 // configuration, running the fake agent.
 
@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/cluster"
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/session"

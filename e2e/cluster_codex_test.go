@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/modelserver"
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the nats-server program the cluster tests start (three processes
-# on 127.0.0.1, internal/clustertest) from the module at the version go.mod
+# on 127.0.0.1, internal/cluster/clustertest) from the module at the version go.mod
 # pins, into csa's cache outside git:
 #   ${CSA_AGENTS_CACHE:-~/.cache/csa/agents}/nats-server/VERSION/nats-server
 # A build already there is left alone.

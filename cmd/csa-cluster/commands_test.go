@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/cluster"
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/session"
 )

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/cluster"
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/session"
 )
 

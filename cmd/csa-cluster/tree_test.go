@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/cluster"
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/session"
 )
 

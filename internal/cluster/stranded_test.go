@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/session"
 )
 

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/clustertest"
+	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
 )
 
