@@ -17,9 +17,9 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 

@@ -22,9 +22,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 

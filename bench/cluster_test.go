@@ -24,8 +24,8 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 // clusterMachine is one csa installation pointed at the cluster.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // Issue 12's targets for csa-agent.

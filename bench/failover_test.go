@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
 )
 
 // failoverScript rate-limits the first model of the tier for good (by

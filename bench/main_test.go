@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fakeagent"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // Set by TestMain when benchmarks run.

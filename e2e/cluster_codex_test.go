@@ -19,8 +19,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
-	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // clusterScript: each run's prompt picks its rule. The first run makes

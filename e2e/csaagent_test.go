@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // TestRealCSAAgent runs csa's own agent program, built beside the csa under

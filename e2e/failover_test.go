@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/csa-dev/csa/internal/devenv"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
 )
 
 // failoverScript rate-limits the first model (by model name, or for

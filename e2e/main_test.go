@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 

@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/agents"
-	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcp/link"
 	"github.com/csa-dev/csa/internal/mcp/mcptest"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
 )
 
 // mcpScript has the agent call the hub's get-sum (server-everything's,

@@ -17,7 +17,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // acpScript answers the ACP tests; %[1]s is the working directory.

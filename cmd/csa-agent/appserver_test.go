@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // rpc is a JSON-RPC client of a real `csa-agent app-server` process.

@@ -18,9 +18,9 @@ import (
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/csaagent/cli"
 	"github.com/csa-dev/csa/internal/csaagent/store"
-	"github.com/csa-dev/csa/internal/fakeagent"
-	"github.com/csa-dev/csa/internal/modelserver"
-	"github.com/csa-dev/csa/internal/scripttest"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/scripttest"
 )
 
 // TestMain makes the test binary double as csa-agent, so scripts run the

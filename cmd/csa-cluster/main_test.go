@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/cluster"
-	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 // bin holds csa, csa-cluster, csa-mcp and the fake agent, built for these

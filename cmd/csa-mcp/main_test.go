@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 // bin holds csa, csa-mcp and the fake agent, built for these tests: the

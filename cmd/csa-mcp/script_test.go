@@ -12,7 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcp/link"
-	"github.com/csa-dev/csa/internal/scripttest"
+	"github.com/csa-dev/csa/internal/testkit/scripttest"
 )
 
 // TestScripts runs the `csa mcp` command contract in testdata/*.txtar with

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 // bin holds csa, csa-ui and the fake agent, built for these tests: csa top

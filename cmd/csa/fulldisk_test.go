@@ -12,7 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
-	"github.com/csa-dev/csa/internal/tmpfstest"
+	"github.com/csa-dev/csa/internal/testkit/tmpfstest"
 )
 
 // onTmpfs is an env whose state directory is on a small tmpfs of its own,

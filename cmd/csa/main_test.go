@@ -16,11 +16,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/csa-dev/csa/internal/cli/root"
-	"github.com/csa-dev/csa/internal/fakeagent"
-	"github.com/csa-dev/csa/internal/modelserver"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
-	"github.com/csa-dev/csa/internal/scripttest"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/scripttest"
 )
 
 // TestMain makes the test binary double as csa, the fake agent and

@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/csa-dev/csa/internal/fakeagent"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 func main() { os.Exit(fakeagent.Main()) }

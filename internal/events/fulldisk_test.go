@@ -12,7 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
-	"github.com/csa-dev/csa/internal/tmpfstest"
+	"github.com/csa-dev/csa/internal/testkit/tmpfstest"
 )
 
 // wholeEvents checks that every line of path is an event, the file ends

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/fsutil"
-	"github.com/csa-dev/csa/internal/tmpfstest"
+	"github.com/csa-dev/csa/internal/testkit/tmpfstest"
 )
 
 // Space reserved while there is some takes a file written into it on a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/session"
-	"github.com/csa-dev/csa/internal/tmpfstest"
+	"github.com/csa-dev/csa/internal/testkit/tmpfstest"
 )
 
 // On a full disk the state that ends a run is written into the space the

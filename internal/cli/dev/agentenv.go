@@ -13,9 +13,9 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/devenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/shellquote"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
 	"github.com/csa-dev/csa/internal/csaagent/thread"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // hostFor is a thread.Host whose model is the scripted model server

@@ -15,7 +15,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/csaagent/llm/httpc"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 // Factory makes the provider under test for an endpoint whose BaseURL is

@@ -9,7 +9,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/llm/anthropic"
 	"github.com/csa-dev/csa/internal/csaagent/llm/gemini"
 	"github.com/csa-dev/csa/internal/csaagent/llm/openai"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 )
 
 func env(kv ...string) func(string) string {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/fakeagent"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
 
 // TestConfigNeedsOnlyTheStandIn: under the tests' config every tool, the

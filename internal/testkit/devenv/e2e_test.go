@@ -32,8 +32,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csa-dev/csa/internal/devenv"
-	"github.com/csa-dev/csa/internal/modelserver"
+	"github.com/csa-dev/csa/internal/testkit/devenv"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 
