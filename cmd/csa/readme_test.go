@@ -62,7 +62,7 @@ func TestReadmeLayout(t *testing.T) {
 	block = block[:strings.Index(block, "```")]
 	var entries []string
 	for _, line := range strings.Split(block, "\n") {
-		if f := strings.Fields(line); len(f) > 0 {
+		if f := strings.Fields(line); len(f) > 0 && f[0] != "#" {
 			entries = append(entries, f[0])
 		}
 	}
