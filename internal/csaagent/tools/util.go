@@ -27,16 +27,10 @@ func (b base[In]) Schema() json.RawMessage { return tool.SchemaOf[In]() }
 // parse decodes a call's input; a malformed one is the model's error,
 // returned as the result with ok false.
 func (base[In]) parse(input json.RawMessage) (in In, bad tool.Result, ok bool) {
-	bad, ok = decode(input, &in)
-	return in, bad, ok
-}
-
-// decode reads a call's input; a malformed one is the model's error.
-func decode(input json.RawMessage, v any) (tool.Result, bool) {
-	if err := tool.Decode(input, v); err != nil {
-		return tool.Errorf("invalid input: %v", err), false
+	if err := tool.Decode(input, &in); err != nil {
+		return in, tool.Errorf("invalid input: %v", err), false
 	}
-	return tool.Result{}, true
+	return in, tool.Result{}, true
 }
 
 // field is one string field of an input, for Subject; "" when absent.
