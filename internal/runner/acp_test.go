@@ -20,6 +20,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -206,6 +207,50 @@ func TestACPFallbackOnSetupFailure(t *testing.T) {
 	ev := readEvents(sup, st.ID)
 	if !strings.Contains(ev, `"type":"warning"`) || !strings.Contains(ev, "scripted initialize failure") || !strings.Contains(ev, "falling back to the CLI") {
 		t.Errorf("no fallback warning:\n%s", ev)
+	}
+}
+
+// TestACPStartFailure: an ACP agent that cannot be started falls back to
+// the CLI; a sandbox that cannot be set up ends the run start_failed, the
+// CLI not tried (it would fare no better).
+func TestACPStartFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		setup    func(*Run)
+		status   session.Status
+		fallback string // the warning's message, when the CLI ran
+	}{
+		{"program missing", func(r *Run) { r.Spec.ACP.Program = "/nonexistent/acp-agent" }, session.Completed, "acp: "},
+		{"sandbox", func(r *Run) {
+			r.Spec.Sandbox.Plan.Layer, r.Spec.Sandbox.Caps = resource.LayerCgroup2, &resource.Capabilities{}
+		}, session.Failed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sup, run, dir, ctx, _ := acpRunFor(t, "ok")
+			tc.setup(run)
+			st, err := sup.Supervise(ctx, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, cliErr := os.Stat(filepath.Join(dir, "cli-ran"))
+			ev := readEvents(sup, st.ID)
+			if tc.fallback == "" {
+				if st.Status != tc.status || st.Failure == nil || st.Failure.Class != session.FailStart ||
+					!strings.Contains(st.Failure.Message, "cannot set up resource limits") {
+					t.Fatalf("state %+v (failure %+v)", st, st.Failure)
+				}
+				if cliErr == nil || strings.Contains(ev, "falling back") {
+					t.Errorf("fell back to the CLI:\n%s", ev)
+				}
+				return
+			}
+			if st.Status != tc.status || st.Result != "cli answer" || cliErr != nil {
+				t.Fatalf("state %+v (failure %+v), the CLI: %v", st, st.Failure, cliErr)
+			}
+			if !strings.Contains(ev, `"message":"`+tc.fallback) || !strings.Contains(ev, "; falling back to the CLI") {
+				t.Errorf("no fallback warning:\n%s", ev)
+			}
+		})
 	}
 }
 

@@ -65,8 +65,12 @@ type ending struct {
 const abandonGrace = 500 * time.Millisecond
 
 // startError is a program that could not be started: the run ends
-// start_failed (or an ACP run falls back to the CLI).
-type startError struct{ msg string }
+// start_failed (or an ACP run falls back to the CLI, unless it was the
+// sandbox that failed: the CLI would fare no better).
+type startError struct {
+	msg     string
+	sandbox bool // the resource limits could not be set up
+}
 
 func (e *startError) Error() string { return e.msg }
 
@@ -117,7 +121,7 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	interrupt.Ready(ctx)
 	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
 	if err != nil {
-		return &startError{"cannot set up resource limits: " + err.Error()}
+		return &startError{msg: "cannot set up resource limits: " + err.Error(), sandbox: true}
 	}
 	// The keeper is up before the program: whatever the program starts has
 	// one, however soon the supervisor dies.
@@ -139,7 +143,7 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	p, err := proc.Start(spec)
 	if err != nil {
 		measure(group, nil, nil)
-		return &startError{err.Error()}
+		return &startError{msg: err.Error()}
 	}
 	l.p, l.group, l.started = p, group, time.Now()
 	if l.keeper != nil {

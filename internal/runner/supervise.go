@@ -70,9 +70,12 @@ func (s *Supervisor) Supervise(ctx context.Context, run *Run) (*session.State, e
 	defer outLog.Close()
 	defer errLog.Close()
 	if sp.ACP != nil {
-		if st, handled, err := l.superviseACP(ctx, outLog, errLog); handled {
+		st, err := l.superviseACP(ctx, outLog, errLog)
+		var fb *fallbackError
+		if !errors.As(err, &fb) {
 			return st, err
 		}
+		l.ev.Emit(events.Warning, fb.warning())
 	}
 
 	var stdin *os.File

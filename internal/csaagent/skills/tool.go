@@ -46,12 +46,13 @@ Available skills:
 	return b.String()
 }
 
-func (*Tool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"skill":{"type":"string","description":"The skill's name, as listed"},` +
-		`"args":{"type":"string","description":"Optional arguments for the skill"}},` +
-		`"required":["skill"],"additionalProperties":false}`)
+// skillInput is a Skill call's input; its schema is derived from it.
+type skillInput struct {
+	Skill string `json:"skill" jsonschema:"The skill's name, as listed"`
+	Args  string `json:"args,omitempty" jsonschema:"Optional arguments for the skill"`
 }
+
+func (*Tool) Schema() json.RawMessage { return tool.SchemaOf[skillInput]() }
 
 // ConcurrencySafe and ReadOnly: loading instructions changes nothing.
 func (*Tool) ConcurrencySafe(json.RawMessage) bool { return true }
@@ -59,18 +60,13 @@ func (*Tool) ReadOnly(json.RawMessage) bool        { return true }
 
 // Subject is the skill's name, so rules such as Skill(deploy) match it.
 func (*Tool) Subject(input json.RawMessage) string {
-	var in struct {
-		Skill string `json:"skill"`
-	}
+	var in skillInput
 	_ = json.Unmarshal(input, &in)
 	return in.Skill
 }
 
 func (t *Tool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Skill string `json:"skill"`
-		Args  string `json:"args"`
-	}
+	var in skillInput
 	if err := tool.Decode(input, &in); err != nil {
 		return tool.Errorf("invalid input: %v", err), nil
 	}

@@ -4,9 +4,9 @@ import "sync"
 
 // Todo is one item of the agent's todo list.
 type Todo struct {
-	Content    string `json:"content"`
-	Status     string `json:"status"` // pending, in_progress, completed
-	ActiveForm string `json:"activeForm,omitempty"`
+	Content    string `json:"content" jsonschema:"The task, imperative form (e.g. \"Run tests\")" jsonschema_extras:"minLength=1"`
+	Status     string `json:"status" jsonschema_extras:"enum=pending|in_progress|completed"`
+	ActiveForm string `json:"activeForm" jsonschema:"The task in present continuous form, shown while it runs (e.g. \"Running tests\")" jsonschema_extras:"minLength=1"`
 }
 
 // Todos is the agent's todo list, replaced whole by TodoWrite.

@@ -20,16 +20,16 @@ const (
 )
 
 // Bash runs a shell command.
-type Bash struct{ base }
+type Bash struct{ base[bashInput] }
 
 // NewBash is the Bash tool.
-func NewBash() *Bash {
-	return &Bash{base{"Bash", bashDesc, schema(`
-"command":{"type":"string","description":"The command to execute"},
-"timeout":{"type":"number","description":"Optional timeout in milliseconds (max 600000)"},
-"description":{"type":"string","description":"Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"},
-"run_in_background":{"type":"boolean","description":"Set to true to run this command in the background. Use BashOutput to read the output later."}`,
-		"command")}}
+func NewBash() *Bash { return &Bash{base[bashInput]{"Bash", bashDesc}} }
+
+type bashInput struct {
+	Command         string  `json:"command" jsonschema:"The command to execute"`
+	Timeout         float64 `json:"timeout,omitempty" jsonschema:"Optional timeout in milliseconds (max 600000)"`
+	Description     string  `json:"description,omitempty" jsonschema:"Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies"`
+	RunInBackground bool    `json:"run_in_background,omitempty" jsonschema:"Set to true to run this command in the background. Use BashOutput to read the output later."`
 }
 
 const bashDesc = `Executes a given bash command with an optional timeout, via ` + "`bash -c`" + ` in the working directory.
@@ -63,17 +63,10 @@ func (*Bash) ConcurrencySafe(in json.RawMessage) bool { return readOnlyCommand(f
 func (*Bash) ReadOnly(in json.RawMessage) bool        { return readOnlyCommand(field(in, "command")) }
 func (*Bash) Subject(in json.RawMessage) string       { return field(in, "command") }
 
-type bashInput struct {
-	Command         string  `json:"command"`
-	Timeout         float64 `json:"timeout"`
-	Description     string  `json:"description"`
-	RunInBackground bool    `json:"run_in_background"`
-}
-
-func (*Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in bashInput
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (b *Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := b.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return tool.Errorf("command is empty"), nil

@@ -11,14 +11,16 @@ import (
 )
 
 // BashOutput reads a background shell's new output.
-type BashOutput struct{ base }
+type BashOutput struct{ base[bashOutputInput] }
 
 // NewBashOutput is the BashOutput tool.
 func NewBashOutput() *BashOutput {
-	return &BashOutput{base{"BashOutput", bashOutputDesc, schema(`
-"bash_id":{"type":"string","description":"The ID of the background shell to retrieve output from"},
-"filter":{"type":"string","description":"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."}`,
-		"bash_id")}}
+	return &BashOutput{base[bashOutputInput]{"BashOutput", bashOutputDesc}}
+}
+
+type bashOutputInput struct {
+	BashID string `json:"bash_id" jsonschema:"The ID of the background shell to retrieve output from"`
+	Filter string `json:"filter,omitempty" jsonschema:"Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."`
 }
 
 const bashOutputDesc = `- Retrieves output from a running or completed background bash shell
@@ -31,13 +33,10 @@ func (*BashOutput) ConcurrencySafe(json.RawMessage) bool { return true }
 func (*BashOutput) ReadOnly(json.RawMessage) bool        { return true }
 func (*BashOutput) Subject(in json.RawMessage) string    { return field(in, "bash_id") }
 
-func (*BashOutput) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		BashID string `json:"bash_id"`
-		Filter string `json:"filter"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (bo *BashOutput) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := bo.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	var re *regexp.Regexp
 	if in.Filter != "" {

@@ -8,16 +8,18 @@ import (
 )
 
 // Edit replaces exact text in a file.
-type Edit struct{ base }
+type Edit struct{ base[editInput] }
 
 // NewEdit is the Edit tool.
 func NewEdit() *Edit {
-	return &Edit{base{"Edit", editDesc, schema(`
-"file_path":{"type":"string","description":"The absolute path to the file to modify"},
-"old_string":{"type":"string","description":"The text to replace"},
-"new_string":{"type":"string","description":"The text to replace it with (must be different from old_string)"},
-"replace_all":{"type":"boolean","default":false,"description":"Replace all occurrences of old_string (default false)"}`,
-		"file_path", "old_string", "new_string")}}
+	return &Edit{base[editInput]{"Edit", editDesc}}
+}
+
+type editInput struct {
+	FilePath   string `json:"file_path" jsonschema:"The absolute path to the file to modify"`
+	OldString  string `json:"old_string" jsonschema:"The text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with (must be different from old_string)"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurrences of old_string (default false)" jsonschema_extras:"default=false"`
 }
 
 const editDesc = `Performs exact string replacements in files.
@@ -35,19 +37,16 @@ func (*Edit) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*Edit) ReadOnly(json.RawMessage) bool        { return false }
 func (*Edit) Subject(in json.RawMessage) string    { return field(in, "file_path") }
 
-func (*Edit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		FilePath string `json:"file_path"`
-		edit
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (e *Edit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := e.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	abs, before, exists, res := loadForEdit(env, in.FilePath)
 	if res != nil {
 		return *res, nil
 	}
-	after, err := in.edit.apply(before, exists)
+	after, err := edit{in.OldString, in.NewString, in.ReplaceAll}.apply(before, exists)
 	if err != nil {
 		return tool.Errorf("%s: %v", abs, err), nil
 	}

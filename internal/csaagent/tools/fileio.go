@@ -52,9 +52,9 @@ func checkFresh(env *tool.Env, abs string) error {
 
 // edit is one exact replacement.
 type edit struct {
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all,omitempty"`
+	OldString  string `json:"old_string" jsonschema:"The text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to replace it with"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace all occurrences of old_string (default false)" jsonschema_extras:"default=false"`
 }
 
 // apply performs e on content; exists says whether the file exists (an

@@ -19,14 +19,16 @@ import (
 const globMax = 100
 
 // Glob finds files by name pattern.
-type Glob struct{ base }
+type Glob struct{ base[globInput] }
 
 // NewGlob is the Glob tool.
 func NewGlob() *Glob {
-	return &Glob{base{"Glob", globDesc, schema(`
-"pattern":{"type":"string","description":"The glob pattern to match files against"},
-"path":{"type":"string","description":"The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."}`,
-		"pattern")}}
+	return &Glob{base[globInput]{"Glob", globDesc}}
+}
+
+type globInput struct {
+	Pattern string `json:"pattern" jsonschema:"The glob pattern to match files against"`
+	Path    string `json:"path,omitempty" jsonschema:"The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."`
 }
 
 const globDesc = `- Fast file pattern matching tool that works with any codebase size
@@ -52,13 +54,10 @@ func (*Glob) Subject(in json.RawMessage) string {
 	return ""
 }
 
-func (*Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := g.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if in.Pattern == "" {
 		return tool.Errorf("pattern is empty"), nil

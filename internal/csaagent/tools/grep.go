@@ -23,24 +23,11 @@ const (
 )
 
 // Grep searches file contents with a regular expression.
-type Grep struct{ base }
+type Grep struct{ base[grepInput] }
 
 // NewGrep is the Grep tool.
 func NewGrep() *Grep {
-	return &Grep{base{"Grep", grepDesc, schema(`
-"pattern":{"type":"string","description":"The regular expression pattern to search for in file contents (Go RE2 syntax)"},
-"path":{"type":"string","description":"File or directory to search in. Defaults to current working directory."},
-"glob":{"type":"string","description":"Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\", \"src/**/*.go\")"},
-"type":{"type":"string","description":"File type to search (e.g. go, js, py, rust, java). More efficient than glob for standard file types."},
-"output_mode":{"type":"string","enum":["content","files_with_matches","count"],"description":"Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"."},
-"-i":{"type":"boolean","description":"Case insensitive search"},
-"-n":{"type":"boolean","description":"Show line numbers in output. Requires output_mode: \"content\", ignored otherwise. Defaults to true."},
-"-A":{"type":"integer","minimum":0,"description":"Number of lines to show after each match. Requires output_mode: \"content\", ignored otherwise."},
-"-B":{"type":"integer","minimum":0,"description":"Number of lines to show before each match. Requires output_mode: \"content\", ignored otherwise."},
-"-C":{"type":"integer","minimum":0,"description":"Number of lines to show before and after each match. Requires output_mode: \"content\", ignored otherwise."},
-"multiline":{"type":"boolean","description":"Enable multiline mode where . matches newlines and patterns can span lines. Default: false."},
-"head_limit":{"type":"integer","minimum":0,"description":"Limit output to first N lines/entries. Works across all output modes. Defaults to no limit beyond the output cap."}`,
-		"pattern")}}
+	return &Grep{base[grepInput]{"Grep", grepDesc}}
 }
 
 const grepDesc = `A powerful search tool for file contents.
@@ -61,18 +48,18 @@ func (*Grep) ReadOnly(json.RawMessage) bool        { return true }
 func (*Grep) Subject(in json.RawMessage) string    { return field(in, "path") }
 
 type grepInput struct {
-	Pattern    string `json:"pattern"`
-	Path       string `json:"path"`
-	Glob       string `json:"glob"`
-	Type       string `json:"type"`
-	OutputMode string `json:"output_mode"`
-	I          bool   `json:"-i"`
-	N          *bool  `json:"-n"`
-	A          int    `json:"-A"`
-	B          int    `json:"-B"`
-	C          int    `json:"-C"`
-	Multiline  bool   `json:"multiline"`
-	HeadLimit  int    `json:"head_limit"`
+	Pattern    string `json:"pattern" jsonschema:"The regular expression pattern to search for in file contents (Go RE2 syntax)"`
+	Path       string `json:"path,omitempty" jsonschema:"File or directory to search in. Defaults to current working directory."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\", \"src/**/*.go\")"`
+	Type       string `json:"type,omitempty" jsonschema:"File type to search (e.g. go, js, py, rust, java). More efficient than glob for standard file types."`
+	OutputMode string `json:"output_mode,omitempty" jsonschema:"Output mode: \"content\" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), \"files_with_matches\" shows file paths (supports head_limit), \"count\" shows match counts (supports head_limit). Defaults to \"files_with_matches\"." jsonschema_extras:"enum=content|files_with_matches|count"`
+	I          bool   `json:"-i,omitempty" jsonschema:"Case insensitive search"`
+	N          *bool  `json:"-n,omitempty" jsonschema:"Show line numbers in output. Requires output_mode: \"content\", ignored otherwise. Defaults to true."` // nil: the default
+	A          int    `json:"-A,omitempty" jsonschema:"Number of lines to show after each match. Requires output_mode: \"content\", ignored otherwise." jsonschema_extras:"minimum=0"`
+	B          int    `json:"-B,omitempty" jsonschema:"Number of lines to show before each match. Requires output_mode: \"content\", ignored otherwise." jsonschema_extras:"minimum=0"`
+	C          int    `json:"-C,omitempty" jsonschema:"Number of lines to show before and after each match. Requires output_mode: \"content\", ignored otherwise." jsonschema_extras:"minimum=0"`
+	Multiline  bool   `json:"multiline,omitempty" jsonschema:"Enable multiline mode where . matches newlines and patterns can span lines. Default: false."`
+	HeadLimit  int    `json:"head_limit,omitempty" jsonschema:"Limit output to first N lines/entries. Works across all output modes. Defaults to no limit beyond the output cap." jsonschema_extras:"minimum=0"`
 }
 
 // fileTypes are ripgrep's commonest --type names, as extensions (or names).
@@ -90,10 +77,10 @@ var fileTypes = map[string][]string{
 	"dart": {".dart"}, "r": {".r", ".R"}, "tf": {".tf", ".tfvars"}, "nix": {".nix"},
 }
 
-func (*Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in grepInput
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (gr *Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := gr.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	expr := in.Pattern
 	if in.Multiline {

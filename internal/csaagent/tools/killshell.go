@@ -8,13 +8,15 @@ import (
 )
 
 // KillShell stops a background shell.
-type KillShell struct{ base }
+type KillShell struct{ base[killShellInput] }
 
 // NewKillShell is the KillShell tool.
 func NewKillShell() *KillShell {
-	return &KillShell{base{"KillShell", killShellDesc, schema(`
-"shell_id":{"type":"string","description":"The ID of the background shell to kill"}`,
-		"shell_id")}}
+	return &KillShell{base[killShellInput]{"KillShell", killShellDesc}}
+}
+
+type killShellInput struct {
+	ShellID string `json:"shell_id" jsonschema:"The ID of the background shell to kill"`
 }
 
 const killShellDesc = `- Kills a running background bash shell by its ID (and every process it started)
@@ -26,12 +28,10 @@ func (*KillShell) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*KillShell) ReadOnly(json.RawMessage) bool        { return false }
 func (*KillShell) Subject(in json.RawMessage) string    { return field(in, "shell_id") }
 
-func (*KillShell) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		ShellID string `json:"shell_id"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (k *KillShell) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := k.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if env.Jobs == nil {
 		return tool.Errorf("no background shells here"), nil

@@ -16,14 +16,16 @@ import (
 const lsMax = 1000
 
 // LS lists a directory.
-type LS struct{ base }
+type LS struct{ base[lsInput] }
 
 // NewLS is the LS tool.
 func NewLS() *LS {
-	return &LS{base{"LS", lsDesc, schema(`
-"path":{"type":"string","description":"The absolute path to the directory to list (must be absolute, not relative)"},
-"ignore":{"type":"array","items":{"type":"string"},"description":"List of glob patterns to ignore"}`,
-		"path")}}
+	return &LS{base[lsInput]{"LS", lsDesc}}
+}
+
+type lsInput struct {
+	Path   string   `json:"path" jsonschema:"The absolute path to the directory to list (must be absolute, not relative)"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"List of glob patterns to ignore"`
 }
 
 const lsDesc = `Lists files and directories in a given path. The path parameter should be an absolute path (a relative one is taken from the working directory). You can optionally provide an array of glob patterns to ignore with the ignore parameter (matched against entry names, e.g. "*.log", "build"). Directories are shown with a trailing "/", symlinks with " -> target". You should generally prefer the Glob and Grep tools, if you know which directories to search.`
@@ -32,13 +34,10 @@ func (*LS) ConcurrencySafe(json.RawMessage) bool { return true }
 func (*LS) ReadOnly(json.RawMessage) bool        { return true }
 func (*LS) Subject(in json.RawMessage) string    { return field(in, "path") }
 
-func (*LS) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Path   string   `json:"path"`
-		Ignore []string `json:"ignore"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (l *LS) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := l.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if in.Path == "" {
 		in.Path = env.Cwd

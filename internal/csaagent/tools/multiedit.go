@@ -9,18 +9,16 @@ import (
 )
 
 // MultiEdit applies several exact replacements to one file, all or none.
-type MultiEdit struct{ base }
+type MultiEdit struct{ base[multiEditInput] }
 
 // NewMultiEdit is the MultiEdit tool.
 func NewMultiEdit() *MultiEdit {
-	return &MultiEdit{base{"MultiEdit", multiEditDesc, schema(`
-"file_path":{"type":"string","description":"The absolute path to the file to modify"},
-"edits":{"type":"array","minItems":1,"description":"Array of edit operations to perform sequentially on the file","items":{"type":"object","properties":{
-  "old_string":{"type":"string","description":"The text to replace"},
-  "new_string":{"type":"string","description":"The text to replace it with"},
-  "replace_all":{"type":"boolean","default":false,"description":"Replace all occurrences of old_string (default false)"}},
-  "required":["old_string","new_string"],"additionalProperties":false}}`,
-		"file_path", "edits")}}
+	return &MultiEdit{base[multiEditInput]{"MultiEdit", multiEditDesc}}
+}
+
+type multiEditInput struct {
+	FilePath string `json:"file_path" jsonschema:"The absolute path to the file to modify"`
+	Edits    []edit `json:"edits" jsonschema:"Array of edit operations to perform sequentially on the file" jsonschema_extras:"minItems=1"`
 }
 
 const multiEditDesc = `This is a tool for making multiple edits to a single file in one operation. It is built on top of the Edit tool and allows you to perform multiple find-and-replace operations efficiently. Prefer this tool over the Edit tool when you need to make multiple edits to the same file.
@@ -41,13 +39,10 @@ func (*MultiEdit) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*MultiEdit) ReadOnly(json.RawMessage) bool        { return false }
 func (*MultiEdit) Subject(in json.RawMessage) string    { return field(in, "file_path") }
 
-func (*MultiEdit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		FilePath string `json:"file_path"`
-		Edits    []edit `json:"edits"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (m *MultiEdit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := m.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if len(in.Edits) == 0 {
 		return tool.Errorf("edits is empty: give at least one edit"), nil

@@ -9,11 +9,11 @@ import (
 )
 
 // EnterPlanMode switches the agent to read-only planning.
-type EnterPlanMode struct{ base }
+type EnterPlanMode struct{ base[struct{}] }
 
 // NewEnterPlanMode is the EnterPlanMode tool.
 func NewEnterPlanMode() *EnterPlanMode {
-	return &EnterPlanMode{base{"EnterPlanMode", enterPlanDesc, schema(``)}}
+	return &EnterPlanMode{base[struct{}]{"EnterPlanMode", enterPlanDesc}}
 }
 
 const enterPlanDesc = `Switches to plan mode: from now on only read-only tools work (Read, Glob, Grep, LS, WebFetch, TodoWrite, read-only Bash, subagents), until you present a plan with ExitPlanMode. Use it before a large or risky change, to explore the code and design the approach before touching anything, or when the user asks you to plan first.`
@@ -36,13 +36,15 @@ func (*EnterPlanMode) Run(ctx context.Context, env *tool.Env, input json.RawMess
 }
 
 // ExitPlanMode presents the plan and leaves plan mode.
-type ExitPlanMode struct{ base }
+type ExitPlanMode struct{ base[exitPlanInput] }
 
 // NewExitPlanMode is the ExitPlanMode tool.
 func NewExitPlanMode() *ExitPlanMode {
-	return &ExitPlanMode{base{"ExitPlanMode", exitPlanDesc, schema(`
-"plan":{"type":"string","description":"The plan you came up with, that you want to run by the user for approval. Supports markdown. The plan should be pretty concise."}`,
-		"plan")}}
+	return &ExitPlanMode{base[exitPlanInput]{"ExitPlanMode", exitPlanDesc}}
+}
+
+type exitPlanInput struct {
+	Plan string `json:"plan" jsonschema:"The plan you came up with, that you want to run by the user for approval. Supports markdown. The plan should be pretty concise."`
 }
 
 const exitPlanDesc = `Use this tool when you are in plan mode and have finished planning and are ready to code. This will present your plan and leave plan mode; the result says whether to proceed.
@@ -57,12 +59,10 @@ func (*ExitPlanMode) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*ExitPlanMode) ReadOnly(json.RawMessage) bool  { return true }
 func (*ExitPlanMode) Subject(json.RawMessage) string { return "" }
 
-func (*ExitPlanMode) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Plan string `json:"plan"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (x *ExitPlanMode) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := x.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if strings.TrimSpace(in.Plan) == "" {
 		return tool.Errorf("plan is empty: give the plan to present"), nil

@@ -18,15 +18,11 @@ const (
 )
 
 // Read reads a text file with numbered lines.
-type Read struct{ base }
+type Read struct{ base[readInput] }
 
 // NewRead is the Read tool.
 func NewRead() *Read {
-	return &Read{base{"Read", readDesc, schema(`
-"file_path":{"type":"string","description":"The absolute path to the file to read"},
-"offset":{"type":"integer","minimum":1,"description":"The line number to start reading from. Only provide if the file is too large to read at once"},
-"limit":{"type":"integer","minimum":1,"description":"The number of lines to read. Only provide if the file is too large to read at once"}`,
-		"file_path")}}
+	return &Read{base[readInput]{"Read", readDesc}}
 }
 
 const readDesc = `Reads a file from the local filesystem.
@@ -47,15 +43,15 @@ func (*Read) ReadOnly(json.RawMessage) bool        { return true }
 func (*Read) Subject(in json.RawMessage) string    { return field(in, "file_path") }
 
 type readInput struct {
-	FilePath string `json:"file_path"`
-	Offset   int    `json:"offset"`
-	Limit    int    `json:"limit"`
+	FilePath string `json:"file_path" jsonschema:"The absolute path to the file to read"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"The line number to start reading from. Only provide if the file is too large to read at once" jsonschema_extras:"minimum=1"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"The number of lines to read. Only provide if the file is too large to read at once" jsonschema_extras:"minimum=1"`
 }
 
-func (*Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in readInput
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (rd *Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := rd.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	abs, err := env.Resolve(in.FilePath)
 	if err != nil {

@@ -11,20 +11,22 @@ import (
 // Task starts a subagent. Its description lists the subagent types, so it
 // is built with them (NewTask); All has it with none listed.
 type Task struct {
-	base
+	base[taskInput]
 	types []tool.SubagentType
 }
 
 // NewTask is the Task tool offering types.
 func NewTask(types []tool.SubagentType) *Task {
 	t := &Task{types: append([]tool.SubagentType(nil), types...)}
-	t.base = base{"Task", taskDesc(t.types), schema(`
-"description":{"type":"string","description":"A short (3-5 word) description of the task"},
-"prompt":{"type":"string","description":"The task for the agent to perform"},
-"subagent_type":{"type":"string","description":"The type of specialized agent to use for this task"},
-"run_in_background":{"type":"boolean","description":"Run the subagent in the background and continue working; its result arrives later"}`,
-		"description", "prompt", "subagent_type")}
+	t.base = base[taskInput]{"Task", taskDesc(t.types)}
 	return t
+}
+
+type taskInput struct {
+	Description     string `json:"description" jsonschema:"A short (3-5 word) description of the task"`
+	Prompt          string `json:"prompt" jsonschema:"The task for the agent to perform"`
+	SubagentType    string `json:"subagent_type" jsonschema:"The type of specialized agent to use for this task"`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"Run the subagent in the background and continue working; its result arrives later"`
 }
 
 func taskDesc(types []tool.SubagentType) string {
@@ -68,15 +70,10 @@ func (*Task) ConcurrencySafe(json.RawMessage) bool { return true }
 func (*Task) ReadOnly(json.RawMessage) bool     { return true }
 func (*Task) Subject(in json.RawMessage) string { return field(in, "subagent_type") }
 
-func (*Task) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Description     string `json:"description"`
-		Prompt          string `json:"prompt"`
-		SubagentType    string `json:"subagent_type"`
-		RunInBackground bool   `json:"run_in_background"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (t *Task) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := t.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return tool.Errorf("prompt is empty: tell the agent what to do"), nil

@@ -10,17 +10,15 @@ import (
 )
 
 // TodoWrite replaces the agent's todo list.
-type TodoWrite struct{ base }
+type TodoWrite struct{ base[todoWriteInput] }
 
 // NewTodoWrite is the TodoWrite tool.
 func NewTodoWrite() *TodoWrite {
-	return &TodoWrite{base{"TodoWrite", todoDesc, schema(`
-"todos":{"type":"array","description":"The updated todo list","items":{"type":"object","properties":{
-  "content":{"type":"string","minLength":1,"description":"The task, imperative form (e.g. \"Run tests\")"},
-  "status":{"type":"string","enum":["pending","in_progress","completed"]},
-  "activeForm":{"type":"string","minLength":1,"description":"The task in present continuous form, shown while it runs (e.g. \"Running tests\")"}},
-  "required":["content","status","activeForm"],"additionalProperties":false}}`,
-		"todos")}}
+	return &TodoWrite{base[todoWriteInput]{"TodoWrite", todoDesc}}
+}
+
+type todoWriteInput struct {
+	Todos []tool.Todo `json:"todos" jsonschema:"The updated todo list"`
 }
 
 const todoDesc = `Use this tool to create and manage a structured task list for your current session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
@@ -49,12 +47,10 @@ func (*TodoWrite) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*TodoWrite) ReadOnly(json.RawMessage) bool     { return true }
 func (*TodoWrite) Subject(in json.RawMessage) string { return "" }
 
-func (*TodoWrite) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		Todos []tool.Todo `json:"todos"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (t *TodoWrite) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := t.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if err := validateTodos(in.Todos); err != nil {
 		return tool.Errorf("%v", err), nil

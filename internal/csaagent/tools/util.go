@@ -15,22 +15,22 @@ import (
 // MaxOutput caps what one call returns to the model, in bytes.
 const MaxOutput = 30000
 
-// base gives the tools their fixed parts.
-type base struct {
-	name, desc string
-	schema     json.RawMessage
-}
+// base gives the tools their fixed parts. In is the tool's input: Run
+// decodes a call into it (parse) and the model is shown its schema,
+// derived from the type (tool.SchemaOf), never written by hand.
+type base[In any] struct{ name, desc string }
 
-func (b base) Name() string            { return b.name }
-func (b base) Description() string     { return b.desc }
-func (b base) Schema() json.RawMessage { return b.schema }
+func (b base[In]) Name() string            { return b.name }
+func (b base[In]) Description() string     { return b.desc }
+func (b base[In]) Schema() json.RawMessage { return tool.SchemaOf[In]() }
 
-// decode reads a call's input; a malformed one is the model's error.
-func decode(input json.RawMessage, v any) (tool.Result, bool) {
-	if err := tool.Decode(input, v); err != nil {
-		return tool.Errorf("invalid input: %v", err), false
+// parse decodes a call's input; a malformed one is the model's error,
+// returned as the result with ok false.
+func (base[In]) parse(input json.RawMessage) (in In, bad tool.Result, ok bool) {
+	if err := tool.Decode(input, &in); err != nil {
+		return in, tool.Errorf("invalid input: %v", err), false
 	}
-	return tool.Result{}, true
+	return in, tool.Result{}, true
 }
 
 // field is one string field of an input, for Subject; "" when absent.
@@ -80,19 +80,6 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %s", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// schema builds an object schema from its properties and required names.
-func schema(props string, required ...string) json.RawMessage {
-	req, _ := json.Marshal(required)
-	if required == nil {
-		req = []byte("[]")
-	}
-	s := fmt.Sprintf(`{"type":"object","properties":{%s},"required":%s,"additionalProperties":false}`, props, req)
-	if !json.Valid([]byte(s)) {
-		panic("tools: bad schema: " + s)
-	}
-	return json.RawMessage(s)
 }
 
 // lines splits text into lines without their terminators.

@@ -24,14 +24,16 @@ const (
 )
 
 // WebFetch fetches a URL and returns its text.
-type WebFetch struct{ base }
+type WebFetch struct{ base[webFetchInput] }
 
 // NewWebFetch is the WebFetch tool.
 func NewWebFetch() *WebFetch {
-	return &WebFetch{base{"WebFetch", webFetchDesc, schema(`
-"url":{"type":"string","format":"uri","description":"The URL to fetch content from"},
-"prompt":{"type":"string","description":"The prompt to run on the fetched content"}`,
-		"url", "prompt")}}
+	return &WebFetch{base[webFetchInput]{"WebFetch", webFetchDesc}}
+}
+
+type webFetchInput struct {
+	URL    string `json:"url" jsonschema:"The URL to fetch content from" jsonschema_extras:"format=uri"`
+	Prompt string `json:"prompt" jsonschema:"The prompt to run on the fetched content"`
 }
 
 const webFetchDesc = `- Fetches content from a specified URL (http or https GET) and returns it as text, for you to process with your prompt
@@ -66,13 +68,10 @@ var fetchClient = &http.Client{
 	},
 }
 
-func (*WebFetch) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		URL    string `json:"url"`
-		Prompt string `json:"prompt"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (w *WebFetch) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := w.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	u, err := url.Parse(in.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -11,14 +11,16 @@ import (
 )
 
 // Write creates or overwrites a file.
-type Write struct{ base }
+type Write struct{ base[writeInput] }
 
 // NewWrite is the Write tool.
 func NewWrite() *Write {
-	return &Write{base{"Write", writeDesc, schema(`
-"file_path":{"type":"string","description":"The absolute path to the file to write (must be absolute, not relative)"},
-"content":{"type":"string","description":"The content to write to the file"}`,
-		"file_path", "content")}}
+	return &Write{base[writeInput]{"Write", writeDesc}}
+}
+
+type writeInput struct {
+	FilePath string  `json:"file_path" jsonschema:"The absolute path to the file to write (must be absolute, not relative)"`
+	Content  *string `json:"content" jsonschema:"The content to write to the file"` // nil: missing, unlike ""
 }
 
 const writeDesc = `Writes a file to the local filesystem.
@@ -34,13 +36,10 @@ func (*Write) ConcurrencySafe(json.RawMessage) bool { return false }
 func (*Write) ReadOnly(json.RawMessage) bool        { return false }
 func (*Write) Subject(in json.RawMessage) string    { return field(in, "file_path") }
 
-func (*Write) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
-	var in struct {
-		FilePath string  `json:"file_path"`
-		Content  *string `json:"content"`
-	}
-	if r, ok := decode(input, &in); !ok {
-		return r, nil
+func (w *Write) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (tool.Result, error) {
+	in, bad, ok := w.parse(input)
+	if !ok {
+		return bad, nil
 	}
 	if in.Content == nil {
 		return tool.Errorf("content is required (use an empty string for an empty file)"), nil
