@@ -14,8 +14,10 @@ import (
 	"github.com/csa-dev/csa/internal/workflow"
 )
 
-// The README states closed sets and the layout of the code; these tests
-// hold it to the code, so the two cannot drift apart.
+// The README and docs/ state closed sets and the layout of the code; these
+// tests hold them to the code, so the two cannot drift apart. A test finds
+// its text by section title wherever it is (section), so text can move
+// between the README and docs/ with its test unchanged.
 
 const repoRoot = "../.."
 
@@ -28,10 +30,85 @@ func readme(t *testing.T) string {
 	return string(b)
 }
 
+// docFiles are README.md and docs/*.md (not the generated docs/cli/).
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	return append([]string{filepath.Join(repoRoot, "README.md")}, files...)
+}
+
+// section is the text of the section titled title (its heading line and
+// everything up to the next heading of its level or above), found in
+// README.md or docs/*.md; headings inside code fences are not headings.
+// Exactly one section may have the title.
+func section(t *testing.T, title string) string {
+	t.Helper()
+	var found []string
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range headings(string(b)) {
+			if h.title == title {
+				found = append(found, string(b)[h.start:h.end])
+			}
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d sections titled %q in README.md and docs/*.md, want 1", len(found), title)
+	}
+	return found[0]
+}
+
+type heading struct {
+	level      int
+	title      string
+	start, end int // the section's bytes
+}
+
+// headings are the markdown headings of text outside fenced code blocks,
+// each with the span of its section.
+func headings(text string) []heading {
+	var hs []heading
+	fence, off := "", 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		l := strings.TrimRight(line, "\n")
+		if ticks := len(l) - len(strings.TrimLeft(l, "`")); ticks >= 3 {
+			switch {
+			case fence == "":
+				fence = l[:ticks]
+			case strings.TrimSpace(l) == fence:
+				fence = ""
+			}
+		} else if fence == "" {
+			if m := headingRE.FindStringSubmatch(l); m != nil {
+				hs = append(hs, heading{level: len(m[1]), title: m[2], start: off})
+			}
+		}
+		off += len(line)
+	}
+	for i := range hs {
+		hs[i].end = len(text)
+		for _, n := range hs[i+1:] {
+			if n.level <= hs[i].level {
+				hs[i].end = n.start
+				break
+			}
+		}
+	}
+	return hs
+}
+
+var headingRE = regexp.MustCompile(`^(#{1,6}) (.+?)\s*$`)
+
 // TestReadmeFailureClasses: the classes `csa run --json` documents are
 // session.FailureClasses, in its order.
 func TestReadmeFailureClasses(t *testing.T) {
-	m := regexp.MustCompile("(?s)`failure\\.class` is one of (.*?)\\.\\s").FindStringSubmatch(readme(t))
+	m := regexp.MustCompile("(?s)`failure\\.class` is one of (.*?)\\.\\s").FindStringSubmatch(section(t, "Using csa"))
 	if m == nil {
 		t.Fatal("README: no sentence \"`failure.class` is one of ...\"")
 	}
@@ -48,12 +125,7 @@ func TestReadmeFailureClasses(t *testing.T) {
 // Development layout (an entry ending in /... covers those below it), and
 // every entry there exists.
 func TestReadmeLayout(t *testing.T) {
-	text := readme(t)
-	i := strings.Index(text, "## Development\n")
-	if i < 0 {
-		t.Fatal("README: no Development section")
-	}
-	block := text[i:]
+	block := section(t, "Development")
 	open := strings.Index(block, "```\n")
 	if open < 0 {
 		t.Fatal("README: no layout block in Development")
@@ -105,13 +177,7 @@ func TestReadmeLayout(t *testing.T) {
 
 // TestReadmeBatchExamples: the batch files the README shows are valid.
 func TestReadmeBatchExamples(t *testing.T) {
-	text := readme(t)
-	i := strings.Index(text, "### Batches (csa batch)")
-	if i < 0 {
-		t.Fatal("README: no Batches section")
-	}
-	text = text[i:]
-	text = text[:strings.Index(text[4:], "\n### ")+4]
+	text := section(t, "Batches (csa batch)")
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "docs"), 0o755); err != nil {
 		t.Fatal(err)
@@ -130,12 +196,7 @@ func TestReadmeBatchExamples(t *testing.T) {
 // TestReadmeWorkflowExample: the workflow the README shows compiles, its
 // prose and code blocks included (its INCLUDE given a file with a step).
 func TestReadmeWorkflowExample(t *testing.T) {
-	text := readme(t)
-	i := strings.Index(text, "### Workflows")
-	if i < 0 {
-		t.Fatal("README: no Workflows section")
-	}
-	m := regexp.MustCompile("(?s)````markdown\n(.*?)````").FindStringSubmatch(text[i:])
+	m := regexp.MustCompile("(?s)````markdown\n(.*?)````").FindStringSubmatch(section(t, "Workflows"))
 	if m == nil {
 		t.Fatal("README Workflows: no ````markdown example")
 	}
