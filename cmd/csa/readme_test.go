@@ -43,11 +43,22 @@ func docFiles(t *testing.T) []string {
 // section is the text of the section titled title (its heading line and
 // everything up to the next heading of its level or above), found in
 // README.md or docs/*.md; headings inside code fences are not headings.
-// Exactly one section may have the title.
+// Exactly one section may have the title: where several do, sectionIn
+// names the file.
 func section(t *testing.T, title string) string {
+	t.Helper()
+	return sectionIn(t, "", title)
+}
+
+// sectionIn is section in the file named file ("docs/sessions.md"), or in
+// all of them when file is "".
+func sectionIn(t *testing.T, file, title string) string {
 	t.Helper()
 	var found []string
 	for _, f := range docFiles(t) {
+		if rel, _ := filepath.Rel(repoRoot, f); file != "" && rel != file {
+			continue
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +70,7 @@ func section(t *testing.T, title string) string {
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("%d sections titled %q in README.md and docs/*.md, want 1", len(found), title)
+		t.Fatalf("%d sections titled %q in README.md and docs/*.md (file %q), want 1", len(found), title, file)
 	}
 	return found[0]
 }
