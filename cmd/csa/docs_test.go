@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/csa-dev/csa/internal/config"
 )
@@ -117,4 +118,74 @@ func TestDocsSocketDir(t *testing.T) {
 			t.Errorf("%s: the socket directory is $XDG_RUNTIME_DIR/csa, else $TMPDIR/csa-UID (not /tmp/csa-UID)", f)
 		}
 	}
+}
+
+// TestReadmeFrontDoor: the README stays a front door (issue 24: at most
+// 250 lines) and its index links every file of docs/ (docs/cli through
+// its first page).
+func TestReadmeFrontDoor(t *testing.T) {
+	text := readme(t)
+	if n := strings.Count(text, "\n"); n > 250 {
+		t.Errorf("README.md has %d lines, at most 250: move the text to docs/", n)
+	}
+	index := section(t, "Where to read on")
+	ents, err := os.ReadDir(filepath.Join(repoRoot, "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		target := "docs/" + e.Name()
+		if e.IsDir() {
+			target += "/csa.md"
+		}
+		if !strings.Contains(index, "]("+target+")") {
+			t.Errorf("README's \"Where to read on\" does not link %s", target)
+		}
+	}
+}
+
+// TestDocsLinks: every relative link of README.md and docs/*.md names a
+// file that exists and, after #, a heading of it.
+func TestDocsLinks(t *testing.T) {
+	fence := regexp.MustCompile("(?ms)^(```+).*?^```+[ \t]*$")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, f := range docFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(fence.ReplaceAllString(string(b), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			file := f
+			if path != "" {
+				file = filepath.Join(filepath.Dir(f), path)
+			}
+			body, err := os.ReadFile(file)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", f, target, err)
+				continue
+			}
+			if anchor != "" && !slices.ContainsFunc(headings(string(body)), func(h heading) bool { return slug(h.title) == anchor }) {
+				t.Errorf("%s: link %s: no heading %q in %s", f, target, anchor, file)
+			}
+		}
+	}
+}
+
+// slug is a heading's anchor as GitHub makes it.
+func slug(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
