@@ -121,25 +121,25 @@ var headingRE = regexp.MustCompile(`^(#{1,6}) (.+?)\s*$`)
 func TestReadmeFailureClasses(t *testing.T) {
 	m := regexp.MustCompile("(?s)`failure\\.class` is one of (.*?)\\.\\s").FindStringSubmatch(section(t, "Using csa"))
 	if m == nil {
-		t.Fatal("README: no sentence \"`failure.class` is one of ...\"")
+		t.Fatal("docs: no sentence \"`failure.class` is one of ...\"")
 	}
 	var got []string
 	for _, w := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(m[1], -1) {
 		got = append(got, w[1])
 	}
 	if !slices.Equal(got, session.FailureClasses) {
-		t.Errorf("README lists the failure classes\n  %v\nsession.FailureClasses is\n  %v", got, session.FailureClasses)
+		t.Errorf("docs/using.md lists the failure classes\n  %v\nsession.FailureClasses is\n  %v", got, session.FailureClasses)
 	}
 }
 
-// TestReadmeLayout: every package directory is in the README's
+// TestReadmeLayout: every package directory is in docs/development.md's
 // Development layout (an entry ending in /... covers those below it), and
 // every entry there exists.
 func TestReadmeLayout(t *testing.T) {
 	block := section(t, "Development")
 	open := strings.Index(block, "```\n")
 	if open < 0 {
-		t.Fatal("README: no layout block in Development")
+		t.Fatal("docs/development.md: no layout block")
 	}
 	block = block[open+4:]
 	block = block[:strings.Index(block, "```")]
@@ -152,7 +152,7 @@ func TestReadmeLayout(t *testing.T) {
 	for _, e := range entries {
 		dir := strings.TrimSuffix(strings.TrimSuffix(e, "..."), "/")
 		if st, err := os.Stat(filepath.Join(repoRoot, dir)); err != nil || !st.IsDir() {
-			t.Errorf("README layout names %s, which is not a directory", e)
+			t.Errorf("docs/development.md layout names %s, which is not a directory", e)
 		}
 	}
 	covered := func(pkg string) bool {
@@ -176,7 +176,7 @@ func TestReadmeLayout(t *testing.T) {
 		}
 		pkg, _ := filepath.Rel(repoRoot, filepath.Dir(path))
 		if pkg != "." && !covered(filepath.ToSlash(pkg)) {
-			t.Errorf("README's Development layout does not mention %s/", pkg)
+			t.Errorf("docs/development.md layout does not mention %s/", pkg)
 			return filepath.SkipDir // once per package
 		}
 		return nil
@@ -186,7 +186,7 @@ func TestReadmeLayout(t *testing.T) {
 	}
 }
 
-// TestReadmeBatchExamples: the batch files the README shows are valid.
+// TestReadmeBatchExamples: the batch files the docs show are valid.
 func TestReadmeBatchExamples(t *testing.T) {
 	text := section(t, "Batches (csa batch)")
 	dir := t.TempDir()
@@ -195,21 +195,21 @@ func TestReadmeBatchExamples(t *testing.T) {
 	}
 	blocks := regexp.MustCompile("(?s)```(toml|json)\n(.*?)```").FindAllStringSubmatch(text, -1)
 	if len(blocks) != 2 {
-		t.Fatalf("README Batches: %d toml and json examples, want 2", len(blocks))
+		t.Fatalf("docs Batches: %d toml and json examples, want 2", len(blocks))
 	}
 	for _, b := range blocks {
 		if _, err := batch.Parse("example."+b[1], dir, []byte(b[2])); err != nil {
-			t.Errorf("README's %s example: %v", b[1], err)
+			t.Errorf("docs Batches: the %s example: %v", b[1], err)
 		}
 	}
 }
 
-// TestReadmeWorkflowExample: the workflow the README shows compiles, its
+// TestReadmeWorkflowExample: the workflow the docs show compiles, its
 // prose and code blocks included (its INCLUDE given a file with a step).
 func TestReadmeWorkflowExample(t *testing.T) {
 	m := regexp.MustCompile("(?s)````markdown\n(.*?)````").FindStringSubmatch(section(t, "Workflows"))
 	if m == nil {
-		t.Fatal("README Workflows: no ````markdown example")
+		t.Fatal("docs Workflows: no ````markdown example")
 	}
 	dir := t.TempDir()
 	for name, s := range map[string]string{"PATTERN.md": m[1], "review.md": "## Step 5: Review\nTool: review\n--range HEAD~1\n"} {
@@ -219,9 +219,9 @@ func TestReadmeWorkflowExample(t *testing.T) {
 	}
 	p, err := workflow.Compile(filepath.Join(dir, "PATTERN.md"), nil)
 	if err != nil {
-		t.Fatalf("README's workflow example: %v", err)
+		t.Fatalf("docs Workflows: the example: %v", err)
 	}
 	if p.Steps != 6 {
-		t.Errorf("README's workflow example: %d steps, want 6", p.Steps)
+		t.Errorf("docs Workflows: the example: %d steps, want 6", p.Steps)
 	}
 }
