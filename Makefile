@@ -2,6 +2,7 @@
 #   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
 #   make install csa, csa-agent and csa-model-server into $GOBIN, else ~/.local/bin
+#   make docs    the command reference from csa's cobra commands: docs/cli/ and man pages
 GO      ?= go
 # csa starts for every run: a static binary (no cgo, so no dynamic loader) starts
 # ~0.6 ms sooner. pflag imports net, which would otherwise pull in libc.
@@ -12,7 +13,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 # binary does not link is ignored).
 LDFLAGS := -X github.com/csa-dev/csa/internal/cli/root.Version=$(VERSION) -X github.com/csa-dev/csa/internal/csaagent/cli.Version=$(VERSION)
 
-.PHONY: build install demo test agents mcp-servers nats-server vet fmt bench clean
+.PHONY: build install demo test agents mcp-servers nats-server vet fmt bench docs clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
@@ -66,5 +67,12 @@ test: agents mcp-servers nats-server vet
 bench: build mcp-servers nats-server
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./bench/...
 
+# The command reference, generated from csa's cobra commands by cmd/gen-docs
+# (a program of its own: csa links no doc generator): markdown in docs/cli/,
+# committed (cmd/gen-docs TestCLIDocs fails when it is stale), and man
+# pages in share/man/man1/ (not committed: `man share/man/man1/csa.1`).
+docs:
+	$(GO) run ./cmd/gen-docs --dir docs/cli --man share/man/man1
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) share/man

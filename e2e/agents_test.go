@@ -184,7 +184,7 @@ func TestRealAgents(t *testing.T) {
 	}
 }
 
-// family mirrors the README's table for the tools configured here
+// family mirrors docs/agents.md (--tool auto) for the tools configured here
 // (opencode runs an OpenAI-compatible model of unknown family, csa-agent
 // devenv.CSAAgentModel, an Anthropic one).
 func family(tool string) string {

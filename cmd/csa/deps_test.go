@@ -29,6 +29,10 @@ var csaAgentOnly = []string{
 	// linking the client costs csa's start).
 	"github.com/csa-dev/csa/internal/cluster",
 	"github.com/nats-io",
+	// cmd/gen-docs's: the reference generator and its man page renderer.
+	"github.com/spf13/cobra/doc",
+	"github.com/cpuguy83/go-md2man",
+	"github.com/russross/blackfriday",
 }
 
 // TestCSALinksNoAgentCode: `go list -deps ./cmd/csa` holds none of

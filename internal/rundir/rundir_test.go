@@ -3,6 +3,7 @@ package rundir
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,5 +24,21 @@ func TestDirPrivate(t *testing.T) {
 	os.Chmod(filepath.Join(rt, "csa"), 0o777)
 	if _, err := Dir(rt); err == nil {
 		t.Fatal("a world-writable socket directory was accepted")
+	}
+}
+
+// Without XDG_RUNTIME_DIR the directory is csa-UID in the temporary
+// directory, which follows $TMPDIR (docs/sessions.md says so).
+func TestDirFollowsTMPDIR(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	want := filepath.Join(tmp, "csa-"+strconv.Itoa(os.Getuid()))
+	if d, err := Dir(""); err != nil || d != want {
+		t.Fatalf("Dir(\"\") with TMPDIR=%s: %q %v, want %s", tmp, d, err, want)
+	}
+	long := filepath.Join(tmp, strings.Repeat("y", 100))
+	t.Setenv("TMPDIR", long)
+	if d, err := Dir(""); err != nil || d != filepath.Join("/tmp", "csa-"+strconv.Itoa(os.Getuid())) {
+		t.Fatalf("Dir(\"\") with a TMPDIR too long for a socket: %q %v, want /tmp/csa-UID", d, err)
 	}
 }

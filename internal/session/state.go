@@ -90,7 +90,7 @@ const (
 	FailRefused     = "refused"         // a pre_session or pre_run hook refused the run
 )
 
-// FailureClasses lists every class, in the order the README gives them.
+// FailureClasses lists every class, in the order docs/using.md gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
 	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused}
 

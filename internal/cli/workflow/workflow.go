@@ -31,7 +31,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workflow",
 		Short: "Compile, run and resume PATTERN.md workflows of shell, agent, review and debate steps",
-		Long: `A workflow is a markdown file of steps (see the README, "Workflows"): shell
+		Long: `A workflow is a markdown file of steps (see docs/plans-workflows-batches.md, "Workflows"): shell
 commands, sub-agent runs, reviews and debates, run in order, with IF/ELSE, bounded
 FOR loops, INCLUDEs and ${VAR} substitution. Every run is journaled under the
 state directory, so a killed run resumes without repeating finished steps.
