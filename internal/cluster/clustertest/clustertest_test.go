@@ -14,7 +14,7 @@ import (
 // builds).
 func TestVersionPinned(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
-	mod, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "go.mod"))
+	mod, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
