@@ -15,6 +15,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/taskgraph"
+	"github.com/csa-dev/csa/internal/textfile"
 )
 
 // Task is one task of a batch file, as written (cwd made absolute).
@@ -54,6 +55,9 @@ func ReadFile(path string) ([]Task, error) {
 // duplicate ids, unknown dependencies and cycles. JSON is a file whose
 // name ends .json, or whose text begins with '{' or '['; TOML otherwise.
 func Parse(file, dir string, data []byte) ([]Task, error) {
+	if bad := textfile.Check(data); bad != nil {
+		return nil, &FileError{File: file, Line: bad.Line, Msg: bad.Error() + " (a batch file is UTF-8 TOML or JSON)"}
+	}
 	var tasks []Task
 	var err error
 	if isJSON(file, data) {

@@ -127,6 +127,11 @@ func TestParseRefusals(t *testing.T) {
 		{"b.json", "[{\"id\": \"a\",\n \"prompt\": \"p\",}]", "b.json:2: invalid JSON: invalid character '}' looking for beginning of object key string"},
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"}]\n[]", "b.json:2: text after the tasks"},
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": ", "b.json: invalid JSON: unexpected EOF"},
+		// A byte that is not UTF-8 is refused at its line: JSON would read
+		// it as U+FFFD, TOML blamed line 1 for it.
+		{"b.json", "[{\"id\": \"a\",\n \"prompt\": \"caf\xe9\"}]", "b.json:2: not text: byte 16 of the line (0xe9) is not UTF-8 (a batch file is UTF-8 TOML or JSON)"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"caf\xe9\"\n", "b.toml:3: not text: byte 14 of the line (0xe9) is not UTF-8 (a batch file is UTF-8 TOML or JSON)"},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"a\x00\"\n", "b.toml:3: not text: byte 12 of the line is a NUL (a batch file is UTF-8 TOML or JSON)"},
 		{"b.json", "[]", `b.json: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
 	} {
 		_, err := Parse(tc.file, "/base", []byte(tc.text))
