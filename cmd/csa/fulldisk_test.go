@@ -260,3 +260,27 @@ func TestFullDiskBeforeTheStart(t *testing.T) {
 		t.Error("the agent ran")
 	}
 }
+
+// An interactive session that cannot be prepared on a full disk is
+// refused with code no_space, and leaves no session directory behind (it
+// was code internal, and a directory without a state).
+func TestFullDiskBeforeAnInteractiveStart(t *testing.T) {
+	e := newEnv(t)
+	mnt := onTmpfs(t, e, 2<<20)
+	e.csa(0, "run", "--tool", "codex", "echo first")
+	before, _ := filepath.Glob(filepath.Join(mnt, "state", "projects", "*", "sessions", "[0-9A-Z]*"))
+	tmpfstest.Fill(t, mnt)
+	c := e.cmd("run", "-i", "--json", "--tool", "codex", "echo hi")
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	c.Run()
+	var out struct{ Error struct{ Code, Message string } }
+	json.Unmarshal(errb.Bytes(), &out)
+	if c.ProcessState.ExitCode() != 1 || out.Error.Code != session.FailNoSpace || !strings.Contains(out.Error.Message, "no space left on device") {
+		t.Fatalf("exit %d, stderr %q; want 1 and code no_space", c.ProcessState.ExitCode(), errb.String())
+	}
+	after, _ := filepath.Glob(filepath.Join(mnt, "state", "projects", "*", "sessions", "[0-9A-Z]*"))
+	if len(after) != len(before) {
+		t.Fatalf("session directories %v, want only %v", after, before)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -82,6 +83,9 @@ func Classify(err error) (code string, exit int) {
 		return "nul_byte", ExitUsage
 	case interrupt.Is(err):
 		return "interrupted", ExitInterrupted
+	case fsutil.NoSpace(err):
+		// As a run stopped by a full disk is recorded (session.FailNoSpace).
+		return session.FailNoSpace, ExitFailed
 	}
 	return "internal", ExitFailed
 }
