@@ -274,7 +274,9 @@ func TestFullDiskBeforeAnInteractiveStart(t *testing.T) {
 	var errb bytes.Buffer
 	c.Stderr = &errb
 	c.Run()
-	var out struct{ Error struct{ Code, Message string } }
+	var out struct {
+		Error struct{ Code, Message string }
+	}
 	json.Unmarshal(errb.Bytes(), &out)
 	if c.ProcessState.ExitCode() != 1 || out.Error.Code != session.FailNoSpace || !strings.Contains(out.Error.Message, "no space left on device") {
 		t.Fatalf("exit %d, stderr %q; want 1 and code no_space", c.ProcessState.ExitCode(), errb.String())
