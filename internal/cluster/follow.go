@@ -78,8 +78,7 @@ type follower struct {
 	store     *session.Store
 	last      *session.State
 	events    *os.File
-	partial   []byte
-	eventsOff int64 // where partial starts in the local events.jsonl
+	eventsOff int64 // the end of the last whole line of the local events.jsonl sent
 	// scratch is the run's working tree (nil: none); diff is what the
 	// agent changed there, made once the local run has ended and
 	// recorded with the ended state, so that whoever sees the session
@@ -243,7 +242,11 @@ func mirror(r *Record, st *session.State) {
 }
 
 // publishEvents sends the complete lines added to the local events.jsonl
-// since the last call.
+// since the last call. Each call reads from the end of the last whole
+// line sent, never from where the last read stopped: a line the run was
+// writing when the disk filled is cut back and written again
+// (events.Append), and its first bytes, read before the cut, must not
+// join the line that replaces it.
 func (f *follower) publishEvents(ctx context.Context) {
 	if f.events == nil {
 		e, err := os.Open(f.store.Path(f.localID, session.EventsFile))
@@ -253,15 +256,16 @@ func (f *follower) publishEvents(ctx context.Context) {
 		f.events = e
 	}
 	buf := make([]byte, 64<<10)
+	var partial []byte
 	for {
-		n, err := f.events.Read(buf)
-		f.partial = append(f.partial, buf[:n]...)
+		n, err := f.events.ReadAt(buf, f.eventsOff+int64(len(partial)))
+		partial = append(partial, buf[:n]...)
 		for {
-			i := bytes.IndexByte(f.partial, '\n')
+			i := bytes.IndexByte(partial, '\n')
 			if i < 0 {
 				break
 			}
-			line := f.partial[:i]
+			line := partial[:i]
 			// A publish whose acknowledgement was lost (a stream leader
 			// lost) is sent again: its id, the line's place in the local
 			// file, lets the stream drop the second copy.
@@ -272,10 +276,10 @@ func (f *follower) publishEvents(ctx context.Context) {
 			}); err != nil {
 				f.w.logf("worker %s: output of %s: %v", f.w.ID, f.id, err)
 			}
-			f.partial = f.partial[i+1:]
+			partial = partial[i+1:]
 			f.eventsOff += int64(i + 1)
 		}
-		if err == io.EOF || n == 0 || err != nil {
+		if n == 0 || err != nil {
 			return
 		}
 	}

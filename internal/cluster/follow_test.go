@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,5 +85,58 @@ func TestFollowerStaleRead(t *testing.T) {
 	}
 	if why := f.disowned(ctx); why == "" {
 		t.Fatal("a record naming another worker's attempt did not disown the run")
+	}
+}
+
+// A line the run was writing when the disk filled is cut back and written
+// again (events.Append): the bytes the worker read before the cut are
+// never sent, nor joined to the line that replaces them.
+func TestEventsCutBackLine(t *testing.T) {
+	c := openTest(t, clustertest.Start(t, 3).URL())
+	ctx := context.Background()
+	dir := t.TempDir()
+	rec, err := c.Submit(ctx, Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := session.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(store.Dir("local"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := store.Path("local", session.EventsFile)
+	f := &follower{w: &Worker{C: c, ID: "w1", Now: time.Now}, id: rec.ID, localID: "local", store: store}
+	defer func() {
+		if f.events != nil {
+			f.events.Close()
+		}
+	}()
+	write := func(flag int, s string) {
+		t.Helper()
+		fh, err := os.OpenFile(path, flag|os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.WriteString(s)
+		fh.Close()
+	}
+	write(os.O_APPEND, "{\"n\":1}\n{\"n\":2,\"torn")
+	f.publishEvents(ctx)
+	os.Truncate(path, int64(len("{\"n\":1}\n"))) // the torn line cut back
+	write(os.O_APPEND, "{\"n\":2,\"whole\":true}\n{\"n\":3}\n")
+	f.publishEvents(ctx)
+
+	var got []string
+	if err := c.Replay(ctx, rec.ID, OutputSubject(rec.ID), false, nil, func(b []byte) error {
+		got = append(got, string(b))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"n":1}`, `{"n":2,"whole":true}`, `{"n":3}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sent %q, want %q", got, want)
 	}
 }
