@@ -13,7 +13,9 @@ import (
 // TestHubIdleExitNegative: --idle-exit reads its value with csa's one
 // duration parser: a negative one is refused (exit 2, the flag and the
 // value named) before the hub listens; it was taken as "not given" and
-// the hub served (issue 23). The bound only ends a hub that serves.
+// the hub served (issue 23). The bound only ends a hub that serves. The
+// wording is cobra's (pflag's) since csa-mcp moved from the flag package
+// to cobra (issue 24); it was "invalid value "-5s" for flag -idle-exit".
 func TestHubIdleExitNegative(t *testing.T) {
 	w := newWorld(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -22,7 +24,7 @@ func TestHubIdleExitNegative(t *testing.T) {
 	cmd.Env = w.env
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `invalid value "-5s" for flag -idle-exit: a duration cannot be negative`) {
-		t.Fatalf("want exit 2 naming -idle-exit and -5s, got %v:\n%s", err, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `csa-mcp hub: invalid argument "-5s" for "--idle-exit" flag: a duration cannot be negative`) {
+		t.Fatalf("want exit 2 naming --idle-exit and -5s, got %v:\n%s", err, out)
 	}
 }

@@ -12,67 +12,59 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/shim"
 	"github.com/csa-dev/csa/internal/mcp/server"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
 )
 
-const usage = `usage: csa-mcp server    csa as an MCP server on stdio (tools: run, list_sessions,
-                        session_status, wait, send, read_log, kill, review)
-       csa-mcp hub --socket PATH [--config FILE] [--idle-exit D] [--cache DIR]
-                        the MCP hub in the foreground: the servers of csa's configuration
-                        ([mcp.servers] of the global file and of each client's project), or
-                        of FILE ([servers.NAME] tables), shared by every client of the unix
-                        socket PATH; exits after D (default mcp.idle_exit; with --config,
-                        never) with no client, on csa-mcp stop, SIGINT or SIGTERM; lazy
-                        servers' tool lists kept in DIR (default: the state directory's mcp-known)
-       csa-mcp connect --socket PATH [--only a,b] [--project DIR] [--scope DIR]
-                        a stdio MCP server bridging to the hub on PATH (started if none answers),
-                        seeing DIR's servers; project-scoped ones shared with the project of
-                        --scope (default --project)
-       csa-mcp status --socket PATH [--json]
-                        the hub's clients and backends (state, pid, RSS, calls, queue, restarts);
-                        exit 3 when no hub answers
-       csa-mcp stop --socket PATH
-                        stop the hub and its backends; exit 3 when no hub answers`
-
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
 	if len(args) > 0 && args[0] == resource.ShimCommand {
 		// The hub starts servers with memory or pids limits through its
-		// own executable, as csa starts agents through csa __exec.
+		// own executable, as csa starts agents through csa __exec; the
+		// arguments, which end with the server's, reach it untouched.
 		fmt.Fprintln(os.Stderr, "csa-mcp "+resource.ShimCommand+":", shim.Exec(args[1:]))
 		return 127
 	}
-	if len(args) > 0 && args[0] == "hub" {
-		return runHub(args[1:])
+	return cmdutil.RunProgram(context.Background(), newCmd(), args, cmdutil.System())
+}
+
+// newCmd builds csa-mcp's command tree.
+func newCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "csa-mcp",
+		Short: "csa's MCP side: csa as an MCP server, and the MCP hub every agent shares",
+		Long: `csa-mcp is csa's MCP side, built and installed beside csa: csa mcp-server runs
+csa-mcp server, and csa mcp (serve, status, stop, connect) runs the hub commands.`,
+		Args: cmdutil.NoArgs,
+		RunE: cmdutil.NeedsCommand,
 	}
-	if len(args) > 0 && args[0] == "connect" {
-		return runConnect(args[1:])
+	cmd.AddCommand(serverCmd(), hubCmd(), connectCmd(), statusCmd(), stopCmd())
+	return cmd
+}
+
+// serverCmd is `csa-mcp server`.
+func serverCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "server",
+		Short: "csa as an MCP server on stdio (tools: run, list_sessions, session_status, wait, send, read_log, kill, review)",
+		Args:  cmdutil.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			csa, err := proc.Sibling("csa")
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := server.New(server.Exec(csa)).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+				return err
+			}
+			return nil
+		},
 	}
-	if len(args) > 0 && args[0] == "status" {
-		return runStatus(args[1:])
-	}
-	if len(args) > 0 && args[0] == "stop" {
-		return runStop(args[1:])
-	}
-	if len(args) != 1 || args[0] != "server" {
-		fmt.Fprintln(os.Stderr, usage)
-		return 2
-	}
-	csa, err := proc.Sibling("csa")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := server.New(server.Exec(csa)).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
-		fmt.Fprintln(os.Stderr, "csa-mcp:", err)
-		return 1
-	}
-	return 0
 }

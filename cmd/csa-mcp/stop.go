@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/mcp/hub"
 )
 
@@ -14,24 +14,25 @@ import (
 // seconds each (in parallel) to exit before they are killed.
 const stopTimeout = 30 * time.Second
 
-// runStop is `csa-mcp stop`: the hub stops its backends, removes its
+// stopCmd is `csa-mcp stop`: the hub stops its backends, removes its
 // socket and exits; this returns once it has.
-func runStop(args []string) int {
-	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
-	socket := fs.String("socket", "", "the hub's unix socket")
-	if err := fs.Parse(args); err != nil || *socket == "" || fs.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, usage)
-		return 2
+func stopCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:   "stop --socket PATH",
+		Short: "Stop the hub and its backends; exit 3 when no hub answers",
+		Args:  cmdutil.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := cmdutil.RequireFlag(c, "socket"); err != nil {
+				return err
+			}
+			if err := hub.Stop(socket, stopTimeout); err != nil {
+				return noHub(err)
+			}
+			fmt.Fprintln(c.OutOrStdout(), "MCP hub stopped")
+			return nil
+		},
 	}
-	err := hub.Stop(*socket, stopTimeout)
-	switch {
-	case errors.Is(err, hub.ErrNoHub):
-		fmt.Fprintln(os.Stderr, "csa-mcp stop:", err)
-		return exitNoHub
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "csa-mcp stop:", err)
-		return 1
-	}
-	fmt.Println("MCP hub stopped")
-	return 0
+	cmd.Flags().StringVar(&socket, "socket", "", "the hub's unix socket")
+	return cmd
 }

@@ -7,86 +7,45 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
 )
 
-const usage = `usage: csa-ui top [--all]
-                        the session tree of this project (every project with --all), live, full screen
-       csa-ui serve [--addr 127.0.0.1:PORT] [--all] [--json]
-                        the same view as a local web page: prints its URL (with a token) and serves
-                        until interrupted; --addr must be a loopback address (default 127.0.0.1:0)`
-
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
-
-// exit statuses, as csa's.
-const (
-	exitError = 1
-	exitUsage = 2
-)
-
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
-		return exitUsage
-	}
-	// SIGTERM and SIGHUP (a closed terminal, a dropped SSH connection)
-	// end either view; SIGINT ends the web server, while the terminal view
-	// reads Ctrl-C as a key, and leaves the SIGINT of a Ctrl-C typed in a
-	// command it runs (a review) to that command.
-	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
-	if args[0] != "top" {
-		sigs = append(sigs, os.Interrupt)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
-	defer stop()
-	var err error
-	switch args[0] {
-	case "top":
-		err = runTop(ctx, args[1:])
-	case "serve":
-		err = runServe(ctx, args[1:], stdout)
-	default:
-		fmt.Fprintln(stderr, usage)
-		return exitUsage
-	}
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stderr, usage)
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "csa-ui:", err)
-		return exitUsage
-	}
-	fmt.Fprintln(stderr, "csa-ui:", err)
-	return exitError
+func main() {
+	os.Exit(cmdutil.RunProgram(context.Background(), newCmd(), os.Args[1:], cmdutil.System()))
 }
 
-type usageError struct{ msg string }
+// readsCtrlC annotates a view that reads Ctrl-C as a key.
+const readsCtrlC = "csa-ui/reads-ctrl-c"
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// parse parses flags, a usage error when they are wrong.
-func parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%s: %v", fs.Name(), err)
+// newCmd builds csa-ui's command tree.
+func newCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "csa-ui",
+		Short: "csa's live views of the session tree: full screen (top) and a local web page (serve)",
+		Long: `csa-ui is csa's live views, built and installed beside csa: csa top runs
+csa-ui top, and csa serve --ui runs csa-ui serve.`,
+		Args: cmdutil.NoArgs,
+		RunE: cmdutil.NeedsCommand,
+		// SIGTERM and SIGHUP (a closed terminal, a dropped SSH connection)
+		// end either view; SIGINT ends the web server, while the terminal
+		// view reads Ctrl-C as a key, and leaves the SIGINT of a Ctrl-C
+		// typed in a command it runs (a review) to that command.
+		PersistentPreRun: func(c *cobra.Command, _ []string) {
+			sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+			if c.Annotations[readsCtrlC] == "" {
+				sigs = append(sigs, os.Interrupt)
+			}
+			// Never stopped: the process ends with the command.
+			ctx, _ := signal.NotifyContext(c.Context(), sigs...)
+			c.SetContext(ctx)
+		},
 	}
-	if fs.NArg() > 0 {
-		return usagef("%s: unexpected arguments %q", fs.Name(), fs.Args())
-	}
-	return nil
+	cmd.AddCommand(topCmd(), serveCmd())
+	return cmd
 }

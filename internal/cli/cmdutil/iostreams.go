@@ -41,11 +41,15 @@ func (s *IOStreams) PrintJSON(v any) error {
 }
 
 // PrintError writes err in the form the output mode asks for.
-func (s *IOStreams) PrintError(err error, asJSON bool) {
+func (s *IOStreams) PrintError(err error, asJSON bool) { s.PrintErrorAs("csa", err, asJSON) }
+
+// PrintErrorAs writes err as PrintError does, said by who (a program, or
+// a command path such as "csa-mcp hub") when it is not JSON.
+func (s *IOStreams) PrintErrorAs(who string, err error, asJSON bool) {
 	code, _ := Classify(err)
 	if asJSON {
 		s.ErrOut.Write(append(errline.Marshal(code, err.Error()), '\n'))
 		return
 	}
-	io.WriteString(s.ErrOut, "csa: "+err.Error()+"\n")
+	io.WriteString(s.ErrOut, who+": "+err.Error()+"\n")
 }
