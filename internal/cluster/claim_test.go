@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,5 +125,51 @@ func TestRedeliveryWhileHeld(t *testing.T) {
 	}
 	if rev != claimed || got.Status != session.Pending || w1.count() != 1 {
 		t.Fatalf("after a delivery while held: revision %d (claimed at %d), %s, %d runs held", rev, claimed, got.Status, w1.count())
+	}
+}
+
+// notYetKV answers the next gets as a replica that has not yet applied a
+// new record does: no such key.
+type notYetKV struct {
+	jetstream.KeyValue
+	behind atomic.Int32
+}
+
+func (s *notYetKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if s.behind.Add(-1) >= 0 {
+		return nil, jetstream.ErrKeyNotFound
+	}
+	return s.KeyValue.Get(ctx, key)
+}
+
+// A request taken at once, while the replica a worker's read reaches has
+// not yet applied the run's new record, is claimed all the same: the claim
+// reads the bucket's leader. Read from the replica, "no such session" had
+// the worker drop the request, the record pending on no worker for ever
+// (1 run of 30 in a CI run at load 11).
+func TestClaimBeforeAReplicaHasTheRecord(t *testing.T) {
+	c := openTest(t, clustertest.Start(t, 3).URL())
+	ctx := context.Background()
+	dir := t.TempDir()
+	req := Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
+	rec, err := c.Submit(ctx, req, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ID, req.Attempt = rec.ID, 1
+	sessions := &notYetKV{KeyValue: c.Sessions}
+	sessions.behind.Store(100)
+	behind := *c
+	behind.Sessions = sessions
+	w := &Worker{C: &behind, ID: "w1", Host: "h1", Now: time.Now}
+	if _, err := w.claim(ctx, req); err != nil {
+		t.Fatalf("claim while a replica has not applied the record: %v", err)
+	}
+	got, _, err := c.latest(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Remote.Worker != "w1" {
+		t.Fatalf("the record names worker %q, want w1", got.Remote.Worker)
 	}
 }

@@ -178,7 +178,10 @@ func (w *Worker) claim(ctx context.Context, req Request) (uint64, error) {
 	w.add(req.ID)
 	w.beat(ctx)
 	attempt := max(req.Attempt, 1)
-	_, claimed, err := w.C.update(ctx, req.ID, 0, func(r *Record) error {
+	// Read at the leader: a replica that has not yet applied the run's
+	// new record answers "no such session", and the request would be
+	// dropped with its record pending for ever.
+	_, claimed, err := w.C.updateAtLeader(ctx, req.ID, func(r *Record) error {
 		if r.Remote.attempt() < attempt {
 			return errNotYet
 		}
