@@ -199,7 +199,7 @@ func (c *conn) read(in io.Reader) error {
 func (c *conn) handle(m *jsonrpc.Message) {
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.JSONRPC != "" && m.JSONRPC != "2.0":
+	case m.JSONRPC != "" && m.JSONRPC != jsonrpc.Version:
 		c.reply(jsonrpc.IDOrNull(m.ID), nil, jsonrpc.Errorf(codeInvalidRequest, "jsonrpc %q: only 2.0 is spoken", m.JSONRPC))
 	case hasID && !jsonrpc.ValidID(m.ID):
 		c.reply(jsonrpc.Null(), nil, jsonrpc.Errorf(codeInvalidRequest, "id must be a string or a number, not %s", m.ID))
