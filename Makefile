@@ -2,7 +2,8 @@
 #   make demo    build csa, install the pinned agents, run a real nested tree offline
 #   make test    install what the tests need, vet, and run every test
 #   make install csa, csa-agent and csa-model-server into $GOBIN, else ~/.local/bin
-#   make docs    the command reference from csa's cobra commands: docs/cli/ and man pages
+#   make docs    the command reference from csa's cobra commands: docs/cli/ and man pages;
+#                docs/environment.md's table of CSA_ variables from internal/csaenv
 GO      ?= go
 # csa starts for every run: a static binary (no cgo, so no dynamic loader) starts
 # ~0.6 ms sooner. pflag imports net, which would otherwise pull in libc.
@@ -70,9 +71,10 @@ bench: build mcp-servers nats-server
 # The command reference, generated from csa's cobra commands by cmd/gen-docs
 # (a program of its own: csa links no doc generator): markdown in docs/cli/,
 # committed (cmd/gen-docs TestCLIDocs fails when it is stale), and man
-# pages in share/man/man1/ (not committed: `man share/man/man1/csa.1`).
+# pages in share/man/man1/ (not committed: `man share/man/man1/csa.1`); and
+# docs/environment.md's table from internal/csaenv (TestEnvironmentDocs).
 docs:
-	$(GO) run ./cmd/gen-docs --dir docs/cli --man share/man/man1
+	$(GO) run ./cmd/gen-docs --dir docs/cli --env docs/environment.md --man share/man/man1
 
 clean:
 	rm -rf $(BIN) share/man

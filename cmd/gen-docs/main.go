@@ -1,7 +1,8 @@
 // Command gen-docs writes csa's command reference from its cobra commands
 // (`make docs`): a markdown page per command into docs/cli/, which is
 // committed and held to the commands by TestCLIDocs, and, with --man, man
-// pages (section 1). It is a program of its own, as gh's is, so that csa
+// pages (section 1). It also writes the table of docs/environment.md from
+// internal/csaenv, held to it by TestEnvironmentDocs. It is a program of its own, as gh's is, so that csa
 // links neither cobra's doc package nor the man page renderer it brings
 // (cmd/csa/deps_test.go): csa starts on every run.
 package main
@@ -18,15 +19,18 @@ import (
 )
 
 func main() {
-	var dir, man string
+	var dir, man, env string
 	cmd := &cobra.Command{
-		Use:           "gen-docs [--dir DIR] [--man DIR]",
-		Short:         "Write csa's command reference: markdown, and man pages with --man",
+		Use:           "gen-docs [--dir DIR] [--env FILE] [--man DIR]",
+		Short:         "Write csa's command reference (markdown, and man pages with --man) and its CSA_ variables table",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(*cobra.Command, []string) error {
 			if err := markdown(dir); err != nil {
+				return err
+			}
+			if err := environment(env); err != nil {
 				return err
 			}
 			if man != "" {
@@ -36,6 +40,7 @@ func main() {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "docs/cli", "where the markdown pages go")
+	cmd.Flags().StringVar(&env, "env", "docs/environment.md", "the page whose CSA_ variables table is written")
 	cmd.Flags().StringVar(&man, "man", "", "also write man pages (section 1) into this directory")
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gen-docs:", err)

@@ -60,3 +60,56 @@ func pages(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestEnvironmentDocs: docs/environment.md's table is what internal/csaenv
+// makes now.
+func TestEnvironmentDocs(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "environment.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := withEnvTable(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(doc) {
+		t.Fatalf("docs/environment.md's table is not what internal/csaenv makes: run make docs and commit it")
+	}
+}
+
+// TestEnvironmentDocsStale: a table a row short, or one edited by hand, is
+// made anew; a page without the markers is an error, not a page left alone.
+func TestEnvironmentDocsStale(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "environment.md")
+	fresh, err := withEnvTable([]byte("# Environment\n\n" + envBegin + envEnd + "after\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stale := range []string{
+		strings.Replace(string(fresh), "| `CSA_DEPTH` |", "", 1),
+		strings.Replace(string(fresh), "CSA_SESSION_ID", "CSA_SESSION", 1),
+		strings.Replace(string(fresh), "\n\n"+envEnd, "\n| `CSA_GONE` | gone | csa |\n\n"+envEnd, 1),
+	} {
+		if stale == string(fresh) {
+			t.Fatalf("the stale page is the fresh one:\n%s", fresh)
+		}
+		if err := os.WriteFile(page, []byte(stale), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := environment(page); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(page); string(got) != string(fresh) {
+			t.Errorf("made anew from\n%s\nthe page is\n%s", stale, got)
+		}
+	}
+	if !strings.Contains(string(fresh), "| `CSA_SESSION_ID` | ") || !strings.HasSuffix(string(fresh), envEnd+"after\n") {
+		t.Errorf("the fresh page lacks the table or what follows it:\n%s", fresh)
+	}
+	os.WriteFile(page, []byte("# Environment\n"), 0o644)
+	if err := environment(page); err == nil || !strings.Contains(err.Error(), "no table") {
+		t.Errorf("a page without markers: %v", err)
+	}
+}

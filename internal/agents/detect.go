@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -13,8 +14,8 @@ import (
 // under csa, else the nearest ancestor process that is a known agent
 // program. It returns "" when there is none.
 func DetectParent(getenv func(string) string) (Tool, string) {
-	if t, err := Parse(getenv("CSA_TOOL")); err == nil {
-		return t, "CSA_TOOL"
+	if t, err := Parse(getenv(csaenv.Tool)); err == nil {
+		return t, csaenv.Tool
 	}
 	pid := os.Getppid()
 	for i := 0; i < 64 && pid > 1; i++ {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 // Scopes of configuration files.
@@ -41,7 +43,7 @@ func GlobalPath() string {
 }
 
 func globalPath(getenv func(string) string, home func() (string, error)) string {
-	if d := getenv("CSA_CONFIG_HOME"); d != "" {
+	if d := getenv(csaenv.ConfigHome); d != "" {
 		return filepath.Join(d, "config.toml")
 	}
 	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) { // relative values are invalid per the XDG spec

@@ -3,13 +3,14 @@ package runhooks
 import (
 	"strings"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/shellquote"
 )
 
 // Vars are the values a hook is given, as {name} in its command (each
-// substituted as one shell-quoted word) and as CSA_NAME in its environment
-// (CSA_HOOK_EVENT for the event). Values a point of the run does not know
-// yet (the status before a run) are empty.
+// substituted as one shell-quoted word) and as a CSA_ variable in its
+// environment (named). Values a point of the run does not know yet (the
+// status before a run) are empty.
 type Vars struct {
 	SessionID   string
 	Tool        string
@@ -27,9 +28,23 @@ type Vars struct {
 	Reason string
 }
 
+// named are the variables, each {name} in a command and env in its
+// environment.
+var named = []struct{ name, env string }{
+	{"event", csaenv.HookEvent}, {"session_id", csaenv.SessionID}, {"tool", csaenv.Tool}, {"model", csaenv.Model},
+	{"status", csaenv.Status}, {"exit_code", csaenv.ExitCode}, {"session_dir", csaenv.SessionDir},
+	{"project_root", csaenv.ProjectRoot}, {"depth", csaenv.Depth}, {"parent_id", csaenv.ParentID},
+	{"from_model", csaenv.FromModel}, {"to_model", csaenv.ToModel}, {"reason", csaenv.Reason},
+}
+
 // Names are the variables a command may use, each {name}.
-var Names = []string{"event", "session_id", "tool", "model", "status", "exit_code", "session_dir",
-	"project_root", "depth", "parent_id", "from_model", "to_model", "reason"}
+var Names = func() []string {
+	var ns []string
+	for _, n := range named {
+		ns = append(ns, n.name)
+	}
+	return ns
+}()
 
 func (v Vars) values(ev Event) map[string]string {
 	return map[string]string{
@@ -73,10 +88,9 @@ func Expand(cmd string, ev Event, v Vars) string {
 // env is base with the variables set (later entries win).
 func (v Vars) env(base []string, ev Event) []string {
 	out := append([]string(nil), base...)
-	out = append(out, "CSA_HOOK_EVENT="+string(ev))
 	vals := v.values(ev)
-	for _, n := range Names[1:] {
-		out = append(out, "CSA_"+strings.ToUpper(n)+"="+vals[n])
+	for _, n := range named {
+		out = append(out, n.env+"="+vals[n.name])
 	}
 	return out
 }

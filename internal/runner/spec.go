@@ -7,10 +7,12 @@ package runner
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/resource"
@@ -106,30 +108,30 @@ func LoadSpec(store *session.Store, id string) (*Spec, error) {
 	return sp, nil
 }
 
-// Env variables that carry the genealogy to children.
+// The genealogy's variables (internal/csaenv), by the names the runner's
+// callers know them by.
 const (
-	EnvSessionID     = "CSA_SESSION_ID"
-	EnvDepth         = "CSA_DEPTH"
-	EnvProjectRoot   = "CSA_PROJECT_ROOT"
-	EnvParentSession = "CSA_PARENT_SESSION"
-	EnvTool          = "CSA_TOOL"
-	EnvParentTool    = "CSA_PARENT_TOOL"
-	EnvSessionDir    = "CSA_SESSION_DIR"
+	EnvSessionID     = csaenv.SessionID
+	EnvDepth         = csaenv.Depth
+	EnvProjectRoot   = csaenv.ProjectRoot
+	EnvParentSession = csaenv.ParentSession
+	EnvTool          = csaenv.Tool
+	EnvParentTool    = csaenv.ParentTool
+	EnvSessionDir    = csaenv.SessionDir
 )
 
 // SessionVars are the variables above: what a process needs to start
 // children of the session it runs in.
-var SessionVars = []string{EnvSessionID, EnvDepth, EnvProjectRoot, EnvParentSession, EnvTool, EnvParentTool, EnvSessionDir}
+var SessionVars = csaenv.Run
 
 // stripped are removed from every child's environment: the CSA_ ones are
 // set anew, the CLAUDE ones make a nested Claude Code refuse to start.
-var stripped = []string{
-	EnvSessionID, EnvDepth, EnvProjectRoot, EnvParentSession, EnvTool, EnvParentTool, EnvSessionDir,
+var stripped = append(slices.Clone(csaenv.Run),
 	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT",
 	// PWD is set anew: some programs (OpenCode) take their working
 	// directory from it rather than from the directory they start in.
 	"PWD", "OLDPWD",
-}
+)
 
 // Parent is the caller, read from the environment of a csa that runs
 // inside an agent: its session (SessionID "" when only its depth is known)

@@ -6,12 +6,14 @@ package statedir
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 // Dir is $CSA_STATE_DIR, else $XDG_STATE_HOME/csa, else
 // ~/.local/state/csa (getenv reads the environment).
 func Dir(getenv func(string) string) string {
-	if d := getenv("CSA_STATE_DIR"); d != "" {
+	if d := getenv(csaenv.StateDir); d != "" {
 		return d
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {

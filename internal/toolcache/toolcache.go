@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 //go:embed pins
@@ -27,7 +28,7 @@ var ErrNotInstalled = errors.New("not installed")
 // Dir is the cache: $CSA_AGENTS_CACHE, else ~/.cache/csa/agents. Each
 // program has its own npm prefix in it.
 func Dir() (string, error) {
-	if dir := os.Getenv("CSA_AGENTS_CACHE"); dir != "" {
+	if dir := os.Getenv(csaenv.AgentsCache); dir != "" {
 		return dir, nil
 	}
 	home, err := os.UserHomeDir()

@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/review"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/taskgraph"
 )
-
-// EnvRun names the workflow run in its steps' environment.
-const EnvRun = "CSA_WORKFLOW_RUN"
 
 // DefaultShellTimeout bounds a shell step that gives no Timeout.
 const DefaultShellTimeout = time.Hour
@@ -46,7 +44,7 @@ func (r *runtime) exec(ctx context.Context, s *Step, tool string, res *Result, s
 }
 
 func (r *runtime) childEnv(key string) []string {
-	return append(append([]string(nil), r.env.Environ...), EnvRun+"="+r.info.ID, "CSA_WORKFLOW_STEP="+key)
+	return append(append([]string(nil), r.env.Environ...), csaenv.WorkflowRun+"="+r.info.ID, csaenv.WorkflowStep+"="+key)
 }
 
 // shell runs the script with sh -c in its own process group, bounded by

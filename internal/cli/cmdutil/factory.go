@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/resource"
@@ -42,15 +43,15 @@ func (f *Factory) Parent() (*runner.Parent, error) {
 func (f *Factory) ForgetGoneParent(p *runner.Parent, store *session.Store) {
 	if p.ForgetGone(store) {
 		fmt.Fprintf(f.IO.ErrOut, "csa: warning: %s=%s names no session (removed?): the run records its parent as unknown (parent_unknown), at depth %d\n",
-			runner.EnvSessionID, p.Gone, p.Depth+1)
+			csaenv.SessionID, p.Gone, p.Depth+1)
 	}
 }
 
 // ProjectRoot is the project of dir. Inside an agent the caller's project
 // is inherited, so a whole tree of runs lives in one store.
 func (f *Factory) ProjectRoot(dir string) (string, error) {
-	if f.Getenv(runner.EnvSessionID) != "" {
-		if r := f.Getenv(runner.EnvProjectRoot); filepath.IsAbs(r) {
+	if f.Getenv(csaenv.SessionID) != "" {
+		if r := f.Getenv(csaenv.ProjectRoot); filepath.IsAbs(r) {
 			return r, nil
 		}
 	}
@@ -159,10 +160,10 @@ func (f *Factory) capabilitiesFile() string {
 
 func (f *Factory) host() resource.Host {
 	h := resource.RealHost()
-	if r := f.Getenv("CSA_TEST_CGROUP_ROOT"); r != "" {
+	if r := f.Getenv(csaenv.TestCgroupRoot); r != "" {
 		h.CgroupRoot = r
 	}
-	if p := f.Getenv("CSA_TEST_SELF_CGROUP"); p != "" {
+	if p := f.Getenv(csaenv.TestSelfCgroup); p != "" {
 		h.SelfCgroup = p
 	}
 	return h

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -38,7 +39,7 @@ func (f *Factory) Current(ctx context.Context, store *session.Store, id string) 
 // GuardLineage refuses to act on the calling session or its ancestors: a
 // sub-agent must not kill, remove or resume the runs it lives under.
 func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) error {
-	self := f.Getenv(runner.EnvSessionID)
+	self := f.Getenv(csaenv.SessionID)
 	if self == "" {
 		return nil
 	}
@@ -46,7 +47,7 @@ func (f *Factory) GuardLineage(store *session.Store, verb string, ids []string) 
 	for _, a := range store.Ancestors(self) {
 		lineage[a] = true
 	}
-	if p := f.Getenv(runner.EnvParentSession); p != "" {
+	if p := f.Getenv(csaenv.ParentSession); p != "" {
 		lineage[p] = true
 	}
 	for _, id := range ids {

@@ -13,6 +13,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/shellquote"
 	"github.com/csa-dev/csa/internal/testkit/devenv"
@@ -59,7 +60,7 @@ without it CSA_CONFIG_HOME keeps the global config in effect now.`,
 				return err
 			}
 			if csaConfig != "" {
-				if err := writeConfig(filepath.Join(own["CSA_CONFIG_HOME"], "config.toml"), f.IO.ErrOut); err != nil {
+				if err := writeConfig(filepath.Join(own[csaenv.ConfigHome], "config.toml"), f.IO.ErrOut); err != nil {
 					return err
 				}
 			}
@@ -95,7 +96,7 @@ without it CSA_CONFIG_HOME keeps the global config in effect now.`,
 }
 
 // ownVars are csa's own variables agent-env prints, in order.
-var ownVars = []string{"CSA_STATE_DIR", "CSA_AGENTS_CACHE", "CSA_CONFIG_HOME"}
+var ownVars = []string{csaenv.StateDir, csaenv.AgentsCache, csaenv.ConfigHome}
 
 // ownDirs are csa's state directory, agent cache and config home in effect
 // now (or the config home --csa-config names), which must not follow HOME
@@ -128,7 +129,7 @@ func ownDirs(f *cmdutil.Factory, csaConfig string) (map[string]string, error) {
 	default:
 		return nil, cmdutil.Usagef("cannot tell where csa's global config is (no HOME): give --csa-config")
 	}
-	return map[string]string{"CSA_STATE_DIR": state, "CSA_AGENTS_CACHE": cache, "CSA_CONFIG_HOME": cfgHome}, nil
+	return map[string]string{csaenv.StateDir: state, csaenv.AgentsCache: cache, csaenv.ConfigHome: cfgHome}, nil
 }
 
 func writeConfig(path string, stderr io.Writer) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -197,7 +198,7 @@ func (o *Options) collect(ctx context.Context, s *session.Store, cutoff time.Tim
 	}
 	project := projectOf(s)
 	protected := map[string]bool{}
-	if self := o.F.Getenv(runner.EnvSessionID); self != "" {
+	if self := o.F.Getenv(csaenv.SessionID); self != "" {
 		protected[self] = true
 		for _, a := range s.Ancestors(self) {
 			protected[a] = true

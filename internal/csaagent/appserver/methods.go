@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/thread"
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // method is a client request: its name, its params and result types (for
@@ -39,12 +40,12 @@ func handler[P, R any](name string, f func(*conn, context.Context, P) (R, error)
 			var p P
 			if len(bytes.TrimSpace(raw)) > 0 && string(raw) != "null" {
 				if err := json.Unmarshal(raw, &p); err != nil {
-					return nil, nil, errorf(codeInvalidParams, "%s: invalid params: %v", name, err)
+					return nil, nil, jsonrpc.Errorf(codeInvalidParams, "%s: invalid params: %v", name, err)
 				}
 			}
 			if v, ok := any(&p).(interface{ validate() error }); ok {
 				if err := v.validate(); err != nil {
-					return nil, nil, errorf(codeInvalidParams, "%s: %v", name, err)
+					return nil, nil, jsonrpc.Errorf(codeInvalidParams, "%s: %v", name, err)
 				}
 			}
 			var then func()
@@ -120,7 +121,7 @@ func (p *InitializeParams) validate() error {
 
 func (c *conn) initialize(_ context.Context, p InitializeParams) (InitializeResponse, error) {
 	if c.initialized.Swap(true) {
-		return InitializeResponse{}, errorf(codeInvalidRequest, "already initialized")
+		return InitializeResponse{}, jsonrpc.Errorf(codeInvalidRequest, "already initialized")
 	}
 	return InitializeResponse{
 		UserAgent:      fmt.Sprintf("csa-agent/%s (%s; %s) %s/%s", c.o.Version, runtime.GOOS, runtime.GOARCH, p.ClientInfo.Name, p.ClientInfo.Version),
@@ -190,7 +191,7 @@ func page[T any](all []T, cursor *string, limit *uint32, key func(T) string) ([]
 			}
 		}
 		if start < 0 {
-			return nil, nil, errorf(codeInvalidParams, "unknown cursor %q (pass the nextCursor of the previous page)", *cursor)
+			return nil, nil, jsonrpc.Errorf(codeInvalidParams, "unknown cursor %q (pass the nextCursor of the previous page)", *cursor)
 		}
 	}
 	n := 25

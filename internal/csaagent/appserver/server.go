@@ -12,10 +12,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/csa-dev/csa/internal/csaagent/thread"
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // Options configure a server. The bounds keep a connection's memory
@@ -69,7 +71,7 @@ type conn struct {
 
 	mu      sync.Mutex
 	threads map[string]*openThread
-	calls   map[int64]chan *message // server requests awaiting the client
+	calls   map[int64]chan *jsonrpc.Message // server requests awaiting the client
 	nextID  int64
 }
 
@@ -81,7 +83,7 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	defer cancel()
 	c := &conn{o: o, base: ctx, out: make(chan []byte, o.QueueSize), dead: make(chan struct{}),
 		requests: make(chan struct{}, o.MaxRequests), turnSlot: make(chan struct{}, o.MaxTurns),
-		threads: map[string]*openThread{}, calls: map[int64]chan *message{}}
+		threads: map[string]*openThread{}, calls: map[int64]chan *jsonrpc.Message{}}
 	written := make(chan error, 1)
 	go func() { written <- c.write(out) }()
 
@@ -111,7 +113,6 @@ func (c *conn) write(w io.Writer) error {
 			continue
 		}
 		bw.Write(line)
-		bw.WriteByte('\n')
 		if len(c.out) == 0 {
 			failed = bw.Flush()
 		}
@@ -130,11 +131,15 @@ func (c *conn) write(w io.Writer) error {
 
 // send queues one message, waiting while the queue is full (the
 // backpressure a slow client puts on the turns). It gives up only when
-// the client can no longer be written to.
-func (c *conn) send(v any) {
-	b, err := json.Marshal(v)
+// the client can no longer be written to. err is a member of m that could
+// not be encoded: the client is told, as for m itself.
+func (c *conn) send(m *jsonrpc.Message, err error) {
+	var b []byte
+	if err == nil {
+		b, err = jsonrpc.Encode(m)
+	}
 	if err != nil {
-		b, _ = json.Marshal(response{ID: json.RawMessage("null"), Error: errorf(codeInternal, "encode: %v", err)})
+		b, _ = jsonrpc.Encode(&jsonrpc.Message{ID: jsonrpc.Null(), Error: jsonrpc.Errorf(codeInternal, "encode: %v", err)})
 	}
 	select {
 	case c.out <- b:
@@ -143,32 +148,34 @@ func (c *conn) send(v any) {
 }
 
 func (c *conn) notify(method string, params any) {
-	c.send(notification{Method: method, Params: params})
+	p, err := jsonrpc.Raw(params)
+	c.send(&jsonrpc.Message{Method: method, Params: p}, err)
 }
 
 func (c *conn) reply(id json.RawMessage, result any, err error) {
 	if err != nil {
-		e, ok := err.(*Error)
+		e, ok := err.(*jsonrpc.Error)
 		if !ok {
-			e = errorf(codeInternal, "%v", err)
+			e = jsonrpc.Errorf(codeInternal, "%v", err)
 		}
-		c.send(response{ID: id, Error: e})
+		c.send(&jsonrpc.Message{ID: id, Error: e}, nil)
 		return
 	}
 	if result == nil {
 		result = struct{}{}
 	}
-	c.send(response{ID: id, Result: result})
+	r, err := jsonrpc.Raw(result)
+	c.send(&jsonrpc.Message{ID: id, Result: r}, err)
 }
 
 // read handles incoming lines until the input ends.
 func (c *conn) read(in io.Reader) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	null := json.RawMessage("null")
+	r := jsonrpc.NewReader(in, c.o.MaxLine)
+	null := jsonrpc.Null()
 	for {
-		line, err := readLine(r, c.o.MaxLine)
-		if err == errLineTooLong {
-			c.reply(null, nil, errorf(codeParse, "line longer than %d bytes", c.o.MaxLine))
+		line, err := r.Line()
+		if err == jsonrpc.ErrTooLong {
+			c.reply(null, nil, jsonrpc.Errorf(codeParse, "line longer than %d bytes", c.o.MaxLine))
 			continue
 		}
 		if err == io.EOF {
@@ -180,26 +187,26 @@ func (c *conn) read(in io.Reader) error {
 		if len(line) == 0 {
 			continue
 		}
-		var m message
+		var m jsonrpc.Message
 		if err := json.Unmarshal(line, &m); err != nil {
-			c.reply(null, nil, errorf(codeParse, "not a JSON object: %v", err))
+			c.reply(null, nil, jsonrpc.Errorf(codeParse, "not a JSON object: %v", err))
 			continue
 		}
 		c.handle(&m)
 	}
 }
 
-func (c *conn) handle(m *message) {
+func (c *conn) handle(m *jsonrpc.Message) {
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.JSONRPC != "" && m.JSONRPC != "2.0":
-		c.reply(idOrNull(m.ID), nil, errorf(codeInvalidRequest, "jsonrpc %q: only 2.0 is spoken", m.JSONRPC))
-	case hasID && !validID(m.ID):
-		c.reply(json.RawMessage("null"), nil, errorf(codeInvalidRequest, "id must be a string or a number, not %s", m.ID))
+	case m.JSONRPC != "" && m.JSONRPC != jsonrpc.Version:
+		c.reply(jsonrpc.IDOrNull(m.ID), nil, jsonrpc.Errorf(codeInvalidRequest, "jsonrpc %q: only 2.0 is spoken", m.JSONRPC))
+	case hasID && !jsonrpc.ValidID(m.ID):
+		c.reply(jsonrpc.Null(), nil, jsonrpc.Errorf(codeInvalidRequest, "id must be a string or a number, not %s", m.ID))
 	case m.Method == "" && hasID:
 		c.answered(m)
 	case m.Method == "":
-		c.reply(json.RawMessage("null"), nil, errorf(codeInvalidRequest, "a message needs a method (or an id and a result)"))
+		c.reply(jsonrpc.Null(), nil, jsonrpc.Errorf(codeInvalidRequest, "a message needs a method (or an id and a result)"))
 	case !hasID:
 		// Notifications: initialized is the only one a client sends; the
 		// others are ignored, as JSON-RPC wants.
@@ -208,27 +215,20 @@ func (c *conn) handle(m *message) {
 	}
 }
 
-func idOrNull(id json.RawMessage) json.RawMessage {
-	if len(id) == 0 {
-		return json.RawMessage("null")
-	}
-	return id
-}
-
 // request runs a client request in its own goroutine, within the bound.
 // initialize runs in line: the requests after it wait for it.
-func (c *conn) request(m *message) {
+func (c *conn) request(m *jsonrpc.Message) {
 	meth, ok := clientMethods[m.Method]
 	switch {
 	case !ok:
-		c.reply(m.ID, nil, errorf(codeMethodNotFound, "unknown method %q", m.Method))
+		c.reply(m.ID, nil, jsonrpc.Errorf(codeMethodNotFound, "unknown method %q", m.Method))
 		return
 	case m.Method == "initialize":
 		result, _, err := meth.handle(c.base, c, m.Params)
 		c.reply(m.ID, result, err)
 		return
 	case !c.initialized.Load():
-		c.reply(m.ID, nil, errorf(codeInvalidRequest, "not initialized: send initialize first"))
+		c.reply(m.ID, nil, jsonrpc.Errorf(codeInvalidRequest, "not initialized: send initialize first"))
 		return
 	}
 	select {
@@ -255,8 +255,8 @@ func (c *conn) request(m *message) {
 }
 
 // call sends the client a request and waits for its answer or ctx.
-func (c *conn) call(ctx context.Context, method string, params any) (*message, error) {
-	ch := make(chan *message, 1)
+func (c *conn) call(ctx context.Context, method string, params any) (*jsonrpc.Message, error) {
+	ch := make(chan *jsonrpc.Message, 1)
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
@@ -267,7 +267,8 @@ func (c *conn) call(ctx context.Context, method string, params any) (*message, e
 		delete(c.calls, id)
 		c.mu.Unlock()
 	}()
-	c.send(request{ID: id, Method: method, Params: params})
+	p, err := jsonrpc.Raw(params)
+	c.send(&jsonrpc.Message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p}, err)
 	select {
 	case m := <-ch:
 		if m.Error != nil {
@@ -282,7 +283,7 @@ func (c *conn) call(ctx context.Context, method string, params any) (*message, e
 }
 
 // answered routes a client's response to the call waiting for it.
-func (c *conn) answered(m *message) {
+func (c *conn) answered(m *jsonrpc.Message) {
 	var id int64
 	if json.Unmarshal(m.ID, &id) != nil {
 		return // not one of ours

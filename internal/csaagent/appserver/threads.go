@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/thread"
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // openThread is a thread open on this connection.
@@ -90,7 +91,7 @@ func (c *conn) threadStart(ctx context.Context, p ThreadStartParams) (ThreadResp
 	policy, mode, _ := settings(p.ApprovalPolicy, p.Sandbox, p.PermissionMode)
 	th, err := c.o.Host.Start(c.base, thread.Options{Cwd: deref(p.Cwd), Model: deref(p.Model), PermissionMode: mode})
 	if err != nil {
-		return ThreadResponse{}, errorf(codeInvalidRequest, "thread/start: %v", err)
+		return ThreadResponse{}, jsonrpc.Errorf(codeInvalidRequest, "thread/start: %v", err)
 	}
 	now := time.Now()
 	t := c.adopt(th, thread.Info{ID: th.ID(), Cwd: th.Cwd(), Model: th.Model(), Created: now, Updated: now}, policy, mode)
@@ -109,7 +110,7 @@ func (c *conn) threadResume(_ context.Context, p ThreadResumeParams) (ThreadResp
 	}
 	th, err := c.o.Host.Resume(c.base, p.ThreadID, thread.Options{Cwd: deref(p.Cwd), Model: deref(p.Model), PermissionMode: mode})
 	if err != nil {
-		return ThreadResponse{}, errorf(codeInvalidRequest, "thread/resume %s: %v", p.ThreadID, err)
+		return ThreadResponse{}, jsonrpc.Errorf(codeInvalidRequest, "thread/resume %s: %v", p.ThreadID, err)
 	}
 	info := thread.Info{ID: th.ID(), Cwd: th.Cwd(), Model: th.Model()}
 	if list, err := c.o.Host.List(c.base); err == nil {
@@ -155,7 +156,7 @@ func (c *conn) threadResponse(t *openThread) ThreadResponse {
 func (c *conn) threadList(_ context.Context, p ThreadListParams) (ThreadListResponse, error) {
 	list, err := c.o.Host.List(c.base)
 	if err != nil {
-		return ThreadListResponse{}, errorf(codeInternal, "thread/list: %v", err)
+		return ThreadListResponse{}, jsonrpc.Errorf(codeInternal, "thread/list: %v", err)
 	}
 	data, next, err := page(list, p.Cursor, p.Limit, func(i thread.Info) string { return i.ID })
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/thread"
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // turnRun is a turn in progress.
@@ -66,11 +67,11 @@ func (c *conn) turnStart(ctx context.Context, p TurnStartParams) (TurnStartRespo
 	var err error
 	switch {
 	case t == nil:
-		err = errorf(codeInvalidRequest, "no thread %q on this connection: thread/start or thread/resume it first", p.ThreadID)
+		err = jsonrpc.Errorf(codeInvalidRequest, "no thread %q on this connection: thread/start or thread/resume it first", p.ThreadID)
 	case t.running != nil:
-		err = errorf(codeInvalidRequest, "thread %s is running turn %s: turn/interrupt it or wait for turn/completed", p.ThreadID, t.running.id)
+		err = jsonrpc.Errorf(codeInvalidRequest, "thread %s is running turn %s: turn/interrupt it or wait for turn/completed", p.ThreadID, t.running.id)
 	case c.base.Err() != nil:
-		err = errorf(codeInvalidRequest, "the connection is closing")
+		err = jsonrpc.Errorf(codeInvalidRequest, "the connection is closing")
 	default:
 		select {
 		case c.turnSlot <- struct{}{}:
@@ -142,10 +143,10 @@ func (c *conn) turnInterrupt(_ context.Context, p TurnInterruptParams) (TurnInte
 	defer c.mu.Unlock()
 	t := c.threads[p.ThreadID]
 	if t == nil {
-		return TurnInterruptResponse{}, errorf(codeInvalidRequest, "no thread %q on this connection", p.ThreadID)
+		return TurnInterruptResponse{}, jsonrpc.Errorf(codeInvalidRequest, "no thread %q on this connection", p.ThreadID)
 	}
 	if t.running == nil || t.running.id != p.TurnID {
-		return TurnInterruptResponse{}, errorf(codeInvalidRequest, "turn %q is not running on thread %s", p.TurnID, p.ThreadID)
+		return TurnInterruptResponse{}, jsonrpc.Errorf(codeInvalidRequest, "turn %q is not running on thread %s", p.TurnID, p.ThreadID)
 	}
 	t.running.cancel()
 	return TurnInterruptResponse{}, nil

@@ -23,6 +23,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/subagent"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
+	"github.com/csa-dev/csa/internal/csaenv"
 	csasession "github.com/csa-dev/csa/internal/session"
 )
 
@@ -62,7 +63,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, usageError{err}
 	}
 	s := &session{o: o, io: sio}
-	s.spec = firstOf(o.model, sio.Getenv("CSA_AGENT_MODEL"), cfg.Model)
+	s.spec = firstOf(o.model, sio.Getenv(csaenv.AgentModel), cfg.Model)
 	if s.spec == "" {
 		return nil, usagef("no model: give --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set model in %s", config.Path(sio.Getenv))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/skills"
 	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/csaagent/thread"
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 // host is thread.Host over the command line's session assembly: a thread
@@ -87,7 +88,7 @@ func (h *host) Models() []string {
 	}
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range append([]string{firstOf(h.base.model, h.io.Getenv("CSA_AGENT_MODEL"), cfg.Model), cfg.FallbackModel}, slices.Sorted(maps.Keys(cfg.Models))...) {
+	for _, m := range append([]string{firstOf(h.base.model, h.io.Getenv(csaenv.AgentModel), cfg.Model), cfg.FallbackModel}, slices.Sorted(maps.Keys(cfg.Models))...) {
 		if m != "" && !seen[m] {
 			seen[m] = true
 			out = append(out, m)

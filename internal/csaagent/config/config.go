@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/csa-dev/csa/internal/csaagent/hooks"
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 // Config is config.toml.
@@ -81,7 +82,7 @@ type Model struct {
 // Path is the config file: $CSA_AGENT_CONFIG, else
 // $XDG_CONFIG_HOME/csa-agent/config.toml (~/.config when unset).
 func Path(getenv func(string) string) string {
-	if p := getenv("CSA_AGENT_CONFIG"); p != "" {
+	if p := getenv(csaenv.AgentConfig); p != "" {
 		return p
 	}
 	dir := getenv("XDG_CONFIG_HOME")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/csaagent/event"
 	"github.com/csa-dev/csa/internal/csaagent/llm"
+	"github.com/csa-dev/csa/internal/csaenv"
 )
 
 // Record kinds.
@@ -46,7 +47,7 @@ type Record struct {
 // Dir is where conversations are kept: under the csa session when csa runs
 // the agent (CSA_SESSION_DIR), else the user's state directory.
 func Dir(getenv func(string) string) string {
-	if d := getenv("CSA_SESSION_DIR"); d != "" {
+	if d := getenv(csaenv.SessionDir); d != "" {
 		return filepath.Join(d, "csa-agent")
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/csaagent/event"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/lock"
@@ -21,14 +22,6 @@ import (
 // SessionTool is the tool name of a subagent's csa session record (the
 // TOOL column of `csa ps`).
 const SessionTool = "subagent"
-
-// Env variables csa sets for the programs it runs (internal/runner's
-// EnvSessionID and EnvSessionDir; not imported, to keep the runner out of
-// csa-agent).
-const (
-	envSessionID  = "CSA_SESSION_ID"
-	envSessionDir = "CSA_SESSION_DIR"
-)
 
 // csaParent is the csa session subagents are recorded under: the csa run
 // of csa-agent itself, or for a nested subagent its parent subagent's.
@@ -40,12 +33,12 @@ type csaParent struct {
 // csaFromEnv finds the csa session csa-agent runs in, nil when it does not
 // run under csa.
 func csaFromEnv(getenv func(string) string) (*csaParent, error) {
-	id, dir := getenv(envSessionID), getenv(envSessionDir)
+	id, dir := getenv(csaenv.SessionID), getenv(csaenv.SessionDir)
 	if id == "" || dir == "" {
 		return nil, nil
 	}
 	if filepath.Base(dir) != id {
-		return nil, fmt.Errorf("%s=%s is not the directory of session %s", envSessionDir, dir, id)
+		return nil, fmt.Errorf("%s=%s is not the directory of session %s", csaenv.SessionDir, dir, id)
 	}
 	store, err := session.Open(filepath.Dir(dir))
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // Restart backoff after a backend dies: 100 ms, doubling to 30 s, back to
@@ -210,7 +212,7 @@ func (b *backend) handle(c *bconn, m *msg) {
 			done(m)
 		}
 		b.touch()
-	case m.isRequest():
+	case m.IsRequest():
 		c.link.send(b.answer(m))
 	case m.Method == "notifications/tools/list_changed":
 		b.listChanged(kindTools)
@@ -234,7 +236,7 @@ func (b *backend) answer(m *msg) *msg {
 	case "roots/list":
 		return resultReply(m.ID, map[string]any{"roots": []any{}})
 	}
-	return errorReply(m.ID, codeMethodNotFound, "csa-mcp hub: %s is not available to shared MCP servers", m.Method)
+	return errorReply(m.ID, jsonrpc.CodeMethodNotFound, "csa-mcp hub: %s is not available to shared MCP servers", m.Method)
 }
 
 // register sends a request to c and calls done with its reply (or an

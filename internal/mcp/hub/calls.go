@@ -3,6 +3,8 @@ package hub
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // catalog is the client's catalog of tools or prompts, rebuilt when a
@@ -34,7 +36,7 @@ func (cl *client) catalog(k kind) (*catalog, error) {
 func (cl *client) listNamed(m *msg, k kind) *msg {
 	cat, err := cl.catalog(k)
 	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	defs := make([]json.RawMessage, 0, len(cat.names))
 	for _, n := range cat.names {
@@ -49,15 +51,15 @@ func (cl *client) callNamed(m *msg, k kind) *msg {
 	var p map[string]json.RawMessage
 	var name string
 	if json.Unmarshal(m.Params, &p) != nil || json.Unmarshal(p["name"], &name) != nil {
-		return errorReply(m.ID, codeInvalidParams, "%s needs params.name", m.Method)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%s needs params.name", m.Method)
 	}
 	cat, err := cl.catalog(k)
 	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	e, ok := cat.tools[name]
 	if !ok {
-		return errorReply(m.ID, codeInvalidParams, "unknown %s %q", kinds[k].field[:len(kinds[k].field)-1], name)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "unknown %s %q", kinds[k].field[:len(kinds[k].field)-1], name)
 	}
 	p["name"], _ = json.Marshal(e.tool)
 	return cl.forward(m, e.b, p)
@@ -84,7 +86,7 @@ func (cl *client) forward(m *msg, b *backend, p map[string]json.RawMessage) *msg
 	cl.mu.Unlock()
 	if dup {
 		cl.h.dropProgress(c.token)
-		return errorReply(m.ID, codeInvalidRequest, "request id %s is already in use", key)
+		return errorReply(m.ID, jsonrpc.CodeInvalidRequest, "request id %s is already in use", key)
 	}
 	if err := b.enqueue(c); err != nil {
 		cl.forget(c)

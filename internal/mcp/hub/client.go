@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // Hello is what `csa-mcp connect` sends before anything else: the servers
@@ -75,12 +77,12 @@ func (h *Hub) ServeConn(rw io.ReadWriteCloser) {
 	r := newReader(rw)
 	for first := true; ; first = false {
 		m, err := r.next()
-		if rerr, ok := err.(*rpcError); ok {
-			cl.out.send(&msg{ID: json.RawMessage("null"), Error: rerr})
+		if rerr, ok := err.(*jsonrpc.Error); ok {
+			cl.out.send(&msg{ID: jsonrpc.Null(), Error: rerr})
 			continue
 		}
 		if err == errTooLong {
-			cl.out.send(errorReply(nil, codeInvalidRequest, "message longer than 64 MiB"))
+			cl.out.send(errorReply(nil, jsonrpc.CodeInvalidRequest, "message longer than 64 MiB"))
 			continue
 		}
 		if err != nil {
@@ -126,7 +128,7 @@ func (cl *client) leave(rw io.Closer) {
 func (cl *client) handle(m *msg) {
 	switch {
 	case m.Method == "": // a response: the hub asks clients nothing
-	case m.isNotification():
+	case m.IsNotification():
 		if m.Method == "notifications/cancelled" {
 			cl.cancelled(m)
 		}
@@ -157,7 +159,7 @@ func (cl *client) handle(m *msg) {
 	case m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe":
 		go cl.out.send(cl.subscribe(m))
 	default:
-		cl.out.send(errorReply(m.ID, codeMethodNotFound, "csa-mcp hub: method %s not supported", m.Method))
+		cl.out.send(errorReply(m.ID, jsonrpc.CodeMethodNotFound, "csa-mcp hub: method %s not supported", m.Method))
 	}
 }
 

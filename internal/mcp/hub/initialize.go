@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // initialize starts the client's backends (once each, shared; a lazy one
@@ -16,7 +18,7 @@ import (
 func (cl *client) initialize(m *msg) *msg {
 	bs, err := cl.backends()
 	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	var wg sync.WaitGroup
 	for _, b := range bs {

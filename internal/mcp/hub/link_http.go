@@ -177,7 +177,7 @@ func (l *httpLink) initialize(ctx context.Context) (json.RawMessage, error) {
 // send delivers a message to the server: requests each in their own POST
 // (their answers may take long), the rest in order.
 func (l *httpLink) send(m *msg) {
-	if m.isRequest() {
+	if m.IsRequest() {
 		go l.request(m)
 		return
 	}

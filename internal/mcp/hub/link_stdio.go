@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/jsonrpc"
 	"github.com/csa-dev/csa/internal/proc"
 )
 
@@ -142,7 +143,7 @@ func (l *stdioLink) read(f *os.File) {
 			fmt.Fprintf(b.hub.logw, "csa-mcp hub: %s: message over 64 MiB dropped\n", b.label())
 			continue
 		}
-		if _, ok := err.(*rpcError); ok {
+		if _, ok := err.(*jsonrpc.Error); ok {
 			continue
 		}
 		if err != nil {

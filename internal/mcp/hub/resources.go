@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // Resources pass through unrenamed: a URI names itself. The hub routes
@@ -82,19 +84,19 @@ func (cl *client) listResources(m *msg, field string) *msg {
 	_ = json.Unmarshal(m.Params, &p)
 	srcs, err := cl.resourceServers()
 	if err != nil {
-		return errorReply(m.ID, codeInvalidParams, "%v", err)
+		return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	i, cursor := 0, ""
 	if p.Cursor != "" {
 		pc, err := parseCursor(p.Cursor)
 		if err != nil {
-			return errorReply(m.ID, codeInvalidParams, "%v", err)
+			return errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 		}
 		for i < len(srcs) && srcs[i].name != pc.S {
 			i++
 		}
 		if i == len(srcs) {
-			return errorReply(m.ID, codeInvalidParams, "invalid cursor: no server %q here", pc.S)
+			return errorReply(m.ID, jsonrpc.CodeInvalidParams, "invalid cursor: no server %q here", pc.S)
 		}
 		cursor = pc.C
 	}
@@ -286,11 +288,11 @@ func (cl *client) uriBackend(m *msg) (uri string, b *backend, refused *msg) {
 		URI string `json:"uri"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil || p.URI == "" {
-		return "", nil, errorReply(m.ID, codeInvalidParams, "%s needs params.uri", m.Method)
+		return "", nil, errorReply(m.ID, jsonrpc.CodeInvalidParams, "%s needs params.uri", m.Method)
 	}
 	b, err := cl.resourceBackend(p.URI)
 	if err != nil {
-		return "", nil, errorReply(m.ID, codeInvalidParams, "%v", err)
+		return "", nil, errorReply(m.ID, jsonrpc.CodeInvalidParams, "%v", err)
 	}
 	return p.URI, b, nil
 }

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -40,24 +39,25 @@ func AskStatus(socket string, timeout time.Duration) (*Report, error) {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(timeout))
-	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + StatusMethod + `"}` + "\n")); err != nil {
+	if _, err := conn.Write(request(StatusMethod)); err != nil {
 		return nil, err
 	}
-	line, err := bufio.NewReaderSize(conn, 64<<10).ReadBytes('\n')
+	m, err := newReader(conn).next()
 	if err != nil {
 		return nil, fmt.Errorf("hub on %s: %w", socket, err)
 	}
-	var m struct {
-		Result *Report `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, fmt.Errorf("hub on %s: %w", socket, err)
-	}
-	if m.Error != nil || m.Result == nil {
+	if m.Error != nil || len(m.Result) == 0 || string(m.Result) == "null" {
 		return nil, fmt.Errorf("hub on %s refused the status request", socket)
 	}
-	return m.Result, nil
+	r := new(Report)
+	if err := json.Unmarshal(m.Result, r); err != nil {
+		return nil, fmt.Errorf("hub on %s: %w", socket, err)
+	}
+	return r, nil
+}
+
+// request is the line of a request of method, without params, as csa-mcp
+// asks its hub (status, stop): one question per connection, id 1.
+func request(method string) []byte {
+	return encode(&msg{ID: json.RawMessage("1"), Method: method})
 }

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,18 +49,16 @@ func Stop(socket string, timeout time.Duration) error {
 	defer conn.Close()
 	deadline := time.Now().Add(timeout)
 	conn.SetDeadline(deadline)
-	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + StopMethod + `"}` + "\n")); err != nil {
+	if _, err := conn.Write(request(StopMethod)); err != nil {
 		return fmt.Errorf("hub on %s: %w", socket, err)
 	}
 	// The answer (with the hub's pid), or the hub hanging up as it goes:
 	// either way it stops.
 	var answer struct {
-		Result struct {
-			PID int `json:"pid"`
-		} `json:"result"`
+		PID int `json:"pid"`
 	}
-	if line, err := bufio.NewReader(conn).ReadBytes('\n'); err == nil {
-		_ = json.Unmarshal(line, &answer)
+	if m, err := newReader(conn).next(); err == nil {
+		_ = json.Unmarshal(m.Result, &answer)
 	}
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		_, statErr := os.Stat(socket)
@@ -71,7 +68,7 @@ func Stop(socket string, timeout time.Duration) error {
 		}
 		// The hub frees its lock last, then exits: the process ends a
 		// moment later.
-		if os.IsNotExist(statErr) && !held && gone(answer.Result.PID) {
+		if os.IsNotExist(statErr) && !held && gone(answer.PID) {
 			return nil
 		}
 		if time.Now().After(deadline) {

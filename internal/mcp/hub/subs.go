@@ -3,6 +3,8 @@ package hub
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/csa-dev/csa/internal/jsonrpc"
 )
 
 // Resource subscriptions: the hub subscribes a backend to a URI once,
@@ -21,12 +23,12 @@ func (cl *client) subscribe(m *msg) *msg {
 	_, can, _ := capsOf(b.init)
 	b.mu.Unlock()
 	if !can {
-		return errorReply(m.ID, codeMethodNotFound, "MCP server %s does not offer resource subscriptions", b.label())
+		return errorReply(m.ID, jsonrpc.CodeMethodNotFound, "MCP server %s does not offer resource subscriptions", b.label())
 	}
 	cl.mu.Lock()
 	if cl.subs == nil {
 		cl.mu.Unlock()
-		return errorReply(m.ID, codeInvalidRequest, "the client is leaving")
+		return errorReply(m.ID, jsonrpc.CodeInvalidRequest, "the client is leaving")
 	}
 	if on {
 		if cl.subs[b] == nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/rundir"
@@ -157,13 +158,12 @@ func logTail(path string, from int64) string {
 // outlives the run that starts it and serves every run, so it must not
 // carry them: a run's keeper sweeps what carries its tag, and a server
 // the hub starts would take the run's genealogy for its own.
-var runVars = []string{"CSA_SESSION_ID", "CSA_SESSION_DIR", "CSA_DEPTH", "CSA_TOOL",
-	"CSA_PARENT_SESSION", "CSA_PARENT_TOOL", "CSA_PROJECT_ROOT"}
+var runVars = csaenv.Run
 
 // placeVars say where csa's files are; getenv's values win over environ's
 // so that the hub looks where the caller does.
 var placeVars = []string{"HOME", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME",
-	"CSA_STATE_DIR", "CSA_CONFIG_HOME"}
+	csaenv.StateDir, csaenv.ConfigHome}
 
 // hubEnv is the hub's environment: environ without the run's variables,
 // with getenv's places.

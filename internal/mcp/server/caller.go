@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/mcp/hub"
-	"github.com/csa-dev/csa/internal/runner"
 )
 
 // callerOf is the agent the hub says a call comes from (csa's MCP server
@@ -58,4 +58,4 @@ func callerEnv(env []string, c *hub.Caller) []string {
 
 // sessionVar: the caller may set only csa's session variables, nothing
 // that would change what runs (PATH, LD_PRELOAD, ...).
-func sessionVar(k string) bool { return slices.Contains(runner.SessionVars, k) }
+func sessionVar(k string) bool { return slices.Contains(csaenv.Run, k) }

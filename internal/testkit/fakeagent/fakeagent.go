@@ -48,6 +48,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 )
 
@@ -56,7 +57,7 @@ func Main() int {
 	if isInteractive() {
 		return interactiveMain()
 	}
-	tool := os.Getenv("CSA_TOOL")
+	tool := os.Getenv(csaenv.Tool)
 	inv, err := parseArgs(tool, os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeagent:", err)
