@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/mcp/hub"
@@ -85,7 +86,22 @@ const claudeWaitForMCP = `  [[rule.step]]
 // it; first are the steps before the call (a tool search).
 func hubWorld(t *testing.T, call, first string) (*world, string) {
 	t.Helper()
+	return hubWorldStarting(t, call, first, 0)
+}
+
+// hubWorldStarting is hubWorld whose server takes delay to start, as on a
+// busy machine.
+func hubWorldStarting(t *testing.T, call, first string, delay time.Duration) (*world, string) {
+	t.Helper()
 	everything := mcptest.Require(t, mcptest.Everything)
+	if delay > 0 {
+		slow := filepath.Join(t.TempDir(), "slow-everything")
+		script := fmt.Sprintf("#!/bin/sh\nsleep %g\nexec %s \"$@\"\n", delay.Seconds(), strconv.Quote(everything))
+		if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		everything = slow
+	}
 	w := newWorld(t, fmt.Sprintf(mcpScript, call, first))
 	appendConfig(t, w, "\n[mcp.servers.everything]\ncommand = "+strconv.Quote(everything)+"\n")
 	// A socket path must be short: a runtime directory of its own under
@@ -348,6 +364,26 @@ func TestRunGoesOnWithoutTheHub(t *testing.T) {
 // TestHubToolInteractive: an interactive run (the program's own interface
 // in tmux) is given csa's hub; its first prompt has the model call the
 // hub's tool, and the answer from the tool's result ends the turn.
+// A hub server that takes seconds to start (npx, a busy machine) is there
+// for an interactive Codex's first turn: csa names its server required,
+// and Codex waits for it. Codex gives a first turn only the optional
+// servers ready within a second of it: the hub's tool was "unsupported"
+// (TestHubToolInteractive failed so in CI at load 11).
+func TestHubToolSlowServer(t *testing.T) {
+	call, first := hubCall(t, "codex")
+	w, _ := hubWorldStarting(t, call, first, 3*time.Second)
+	sp := w.spawn("codex", hubPrompt)
+	t.Cleanup(func() { w.csa("kill", sp.SessionID) })
+	w.waitState(sp.SessionID, "waiting_input")
+	var lg transcriptLogs
+	out, code, _ := w.csa("logs", "--json", sp.SessionID)
+	decode(t, out, &lg)
+	if code != 0 || !strings.Contains(lg.Text, "The hub says 5555.") {
+		tr, _ := os.ReadFile(lg.Path)
+		t.Fatalf("logs: %s\ntranscript: %s\nmodel server saw: %s", out, tail(tr, 3000), w.requests())
+	}
+}
+
 func TestHubToolInteractive(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is needed:", err)

@@ -44,6 +44,11 @@ func claudeMCPArgs(servers []MCPServer) []string {
 // codexMCPArgs are Codex's config overrides for the servers: -c
 // mcp_servers.NAME.command="..." and -c mcp_servers.NAME.args=[...], TOML
 // values layered over the user's config.toml for this invocation only.
+// Each is required: Codex gives a first turn only the optional servers
+// ready within a second of it, and csa's hub, starting its backends on a
+// busy machine, was left out of the first turn of an interactive session
+// (its tool "unsupported"). A required server is waited for, up to
+// codexMCPStartup.
 func codexMCPArgs(servers []MCPServer) []string {
 	var args []string
 	for _, s := range servers {
@@ -54,10 +59,16 @@ func codexMCPArgs(servers []MCPServer) []string {
 		}
 		args = append(args,
 			"-c", key+".command="+tomlString(s.Command),
-			"-c", key+".args=["+strings.Join(quoted, ",")+"]")
+			"-c", key+".args=["+strings.Join(quoted, ",")+"]",
+			"-c", key+".required=true",
+			"-c", key+".startup_timeout_sec="+codexMCPStartup)
 	}
 	return args
 }
+
+// codexMCPStartup bounds Codex's wait for csa's server (its default, 10 s,
+// is short for a hub starting npm servers at load 20 and more).
+const codexMCPStartup = "120"
 
 // tomlKey is name as one TOML key: bare when it may be, quoted otherwise.
 func tomlKey(name string) string {
