@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, csa worker, csa run --remote)
   dev [--port N]                     an embedded JetStream server on 127.0.0.1, state in csa's state directory
   worker [--labels k=v,...] [--max-concurrent N] [--name ID]
-  submit --tool T [--model M] [--effort E] [--timeout D] [--labels k=v,...] [--cd DIR] [-f FILE] [PROMPT | -]
+  submit --request FILE|- [--remote-cwd]   a request csa run --remote built (JSON)
   status [--json]                    workers, queue, servers, streams
   ps [--all] [--json]                remote sessions' records
   ps [--all] --rows [--now NS]       their rows as csa ps lists them, one a line (csa ps runs this)
@@ -46,6 +45,7 @@ var commands = map[string]command{
 
 // env is what a command reads of the world.
 type env struct {
+	in          io.Reader
 	out, errOut io.Writer
 	json        bool
 	getenv      func(string) string
@@ -55,7 +55,7 @@ type env struct {
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	e := &env{out: os.Stdout, errOut: os.Stderr, getenv: os.Getenv, now: time.Now}
+	e := &env{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, getenv: os.Getenv, now: time.Now}
 	if len(args) == 0 || commands[args[0]] == nil {
 		fmt.Fprintln(os.Stderr, usage)
 		return cmdutil.ExitUsage
@@ -95,22 +95,24 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// loadConfig is csa's configuration for the current directory's project
-// (the global file alone outside a project).
+// loadConfig is csa's configuration for the current directory's project.
 func loadConfig() (*config.Config, string, error) {
 	root, err := project.FindRoot(".")
 	if err != nil {
-		l, err := config.LoadFiles(config.GlobalPath(), "")
-		if err != nil {
-			return nil, "", err
-		}
-		return &l.Config, "", nil
+		root = ""
 	}
+	cfg, err := configAt(root)
+	return cfg, root, err
+}
+
+// configAt is csa's configuration for the project at root (the global
+// file alone for "").
+func configAt(root string) (*config.Config, error) {
 	l, err := config.Load(root)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return &l.Config, root, nil
+	return &l.Config, nil
 }
 
 // open connects to the configured cluster and opens csa's streams.
@@ -130,20 +132,4 @@ func open(ctx context.Context, cfg *config.Config, name string) (*cluster.Cluste
 		return nil, &cmdutil.Error{Code: "cluster_unavailable", Exit: cmdutil.ExitFailed, Err: err}
 	}
 	return c, nil
-}
-
-// parseLabels reads "k=v,k2=v2".
-func parseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, cmdutil.Usagef("--labels: %q is not k=v", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -25,7 +26,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 || *max < 1 {
 		return cmdutil.Usagef("csa worker [--labels k=v,...] [--max-concurrent N>=1] [--name ID]")
 	}
-	ls, err := parseLabels(*labels)
+	ls, err := remoterun.ParseLabels(*labels)
 	if err != nil {
 		return err
 	}

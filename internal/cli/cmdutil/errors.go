@@ -7,6 +7,8 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/remoterun"
+	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -63,6 +65,8 @@ func Classify(err error) (code string, exit int) {
 	var cfg *config.Error
 	var tool *agents.UnknownToolError
 	var nul *agents.NULError
+	var depth *runner.DepthError
+	var remote *remoterun.InvalidError
 	switch {
 	case errors.As(err, &e):
 		return e.Code, e.Exit
@@ -80,6 +84,10 @@ func Classify(err error) (code string, exit int) {
 		return "unknown_tool", ExitUsage
 	case errors.As(err, &nul):
 		return "nul_byte", ExitUsage
+	case errors.As(err, &depth):
+		return "depth_limit", ExitRefused
+	case errors.As(err, &remote):
+		return "usage", ExitUsage
 	case interrupt.Is(err):
 		return "interrupted", ExitInterrupted
 	}
