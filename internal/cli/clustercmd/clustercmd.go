@@ -10,17 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/proc"
 )
-
-// Program is the cluster program built with csa.
-const Program = "csa-cluster"
-
-// HandOver runs csa-cluster with args in place of csa. It returns only on
-// failure.
-func HandOver(args ...string) error {
-	return proc.BecomeSibling(Program, args...)
-}
 
 // withJSON adds --json when csa was given it.
 func withJSON(f *cmdutil.Factory, args ...string) []string {

@@ -1,15 +1,12 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/runner"
 )
@@ -56,30 +53,7 @@ func (j *job) remote(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var body bytes.Buffer
-	if err := remoterun.Write(&body, req); err != nil {
-		return err
-	}
-	exe, err := proc.Sibling(clustercmd.Program)
-	if err != nil {
-		return err
-	}
-	args := []string{"submit", "--request", "-"}
-	if j.o.RemoteCwd {
-		args = append(args, "--remote-cwd")
-	}
-	if j.f.JSON {
-		args = append(args, "--json")
-	}
-	ps, err := proc.Run(ctx, proc.Spec{Path: exe, Args: args, Env: j.f.Environ(), Stdin: &body,
-		Stdout: j.f.IO.Out, Stderr: j.f.IO.ErrOut}, 5*time.Second)
-	if err != nil {
-		return err
-	}
-	if code := ps.ExitCode(); code != 0 {
-		return &cmdutil.Silent{Exit: code}
-	}
-	return nil
+	return clustercmd.Submit(ctx, req, j.o.RemoteCwd, j.f.JSON, j.f.Environ(), j.f.IO.Out, j.f.IO.ErrOut)
 }
 
 // remoteFlags are the limits and idle timeout given to this run, as the
