@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/gittree"
@@ -15,20 +17,29 @@ import (
 	"github.com/csa-dev/csa/internal/session"
 )
 
+func newSubmitCmd(e *env) *cobra.Command {
+	var from string
+	var remoteCwd bool
+	cmd := &cobra.Command{
+		Use:   "submit --request FILE|- [--remote-cwd]",
+		Short: "Queue a run csa run --remote asked for (its request, JSON) and print its session id",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runSubmit(c.Context(), e, from, remoteCwd, args)
+		},
+	}
+	cmd.Flags().StringVar(&from, "request", "", `the request as JSON (remoterun.Request), "-" for standard input`)
+	cmd.Flags().BoolVar(&remoteCwd, "remote-cwd", false, "send no working tree: run in the request's cwd as it is on the worker")
+	return cmd
+}
+
 // runSubmit is `csa run --remote`: queue the request csa built (its
 // policy is remoterun's, applied there) and print its session id. The
 // cluster is the one configured for the request's project.
-func runSubmit(ctx context.Context, e *env, args []string) error {
-	fs := flags("submit")
-	from := fs.String("request", "", `the request as JSON (remoterun.Request), "-" for standard input`)
-	remoteCwd := fs.Bool("remote-cwd", false, "send no working tree: run in the request's cwd as it is on the worker")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if *from == "" || fs.NArg() > 0 {
+func runSubmit(ctx context.Context, e *env, from string, remoteCwd bool, args []string) error {
+	if from == "" || len(args) > 0 {
 		return cmdutil.Usagef("csa-cluster submit --request FILE|- [--remote-cwd] [--json] (csa run --remote writes the request)")
 	}
-	req, err := readRequest(e, *from)
+	req, err := readRequest(e, from)
 	if err != nil {
 		return err
 	}
@@ -40,7 +51,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 		return cmdutil.Usagef("%v", cluster.ErrNoCluster)
 	}
 	g := &gittree.Git{Env: gittree.Clean(os.Environ())}
-	if !*remoteCwd {
+	if !remoteCwd {
 		// Refused before connecting: outside a repository nothing can
 		// travel.
 		if _, err := g.Top(ctx, req.Cwd); errors.Is(err, gittree.ErrNotRepo) {
@@ -54,7 +65,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	}
 	defer c.NC.Close()
 	req.ID = session.NewID(e.now())
-	if !*remoteCwd {
+	if !remoteCwd {
 		if req.Tree, err = c.ShipTree(ctx, g, req.ID, req.Cwd, cfg.Cluster.Remote); err != nil {
 			if errors.Is(err, gittree.ErrNotRepo) || errors.Is(err, gittree.ErrNoCommit) {
 				return cmdutil.Usagef("%v", err)
