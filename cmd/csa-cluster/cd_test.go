@@ -15,7 +15,9 @@ import (
 // decides to go remote from B's configuration, and the request it hands
 // over carries B's project, so the cluster is B's too. (csa-cluster used
 // to load the configuration of its own working directory, A, which
-// configures no cluster: "no cluster configured", exit 2.)
+// configures no cluster: "no cluster configured", exit 2.) The request
+// goes over as JSON: a prompt that is not UTF-8 reaches the worker's
+// local run byte for byte.
 func TestRemoteRunTakesTheProjectOfCd(t *testing.T) {
 	c := clustertest.Start(t, 3)
 	a, b := projectDir(t), projectDir(t)
@@ -30,7 +32,8 @@ func TestRemoteRunTakesTheProjectOfCd(t *testing.T) {
 	w.startWorker(t, b, "--name", "w")
 	waitWorkers(t, w, b, 1)
 
-	out, code, stderr := caller.csaCode(a, "run", "--cd", b, "--remote", "--remote-cwd", "--tool", "codex", "echo from-b")
+	const prompt = "stderr \xff\xfe bytes; echo from-b"
+	out, code, stderr := caller.csaCode(a, "run", "--cd", b, "--remote", "--remote-cwd", "--tool", "codex", prompt)
 	if code != 0 {
 		t.Fatalf("csa run --cd %s --remote in %s: exit %d: %s", b, a, code, stderr)
 	}
@@ -46,6 +49,13 @@ func TestRemoteRunTakesTheProjectOfCd(t *testing.T) {
 		if r.Status != session.Completed || r.Result != "from-b" || r.Cwd != b || r.ProjectRoot != b {
 			t.Errorf("session %s: state %s, result %q, cwd %s, project %s; want completed, from-b, %s, %s",
 				id, r.Status, r.Result, r.Cwd, r.ProjectRoot, b, b)
+		}
+		files, _ := filepath.Glob(filepath.Join(w.dir, "state", "projects", "*", "sessions", r.Remote.LocalID, "prompt.txt"))
+		if r.Remote.LocalID == "" || len(files) != 1 {
+			t.Fatalf("session %s: no local session %q on the worker", id, r.Remote.LocalID)
+		}
+		if got, err := os.ReadFile(files[0]); err != nil || string(got) != prompt {
+			t.Errorf("the worker's run has the prompt %q (%v), want %q", got, err, prompt)
 		}
 		return
 	}

@@ -1,7 +1,8 @@
-// Package clustercmd is `csa cluster` and `csa worker`. The work is done by
-// csa-cluster, a program built and installed beside csa, so that csa
-// itself links no NATS code (it would slow every csa start); these
-// commands hand over to it.
+// Package clustercmd is `csa cluster` and `csa worker`, and csa's one
+// client of csa-cluster (client.go), through which every csa command
+// that reaches the cluster starts it. The work is done by csa-cluster, a
+// program built and installed beside csa, so that csa itself links no
+// NATS code (it would slow every csa start).
 package clustercmd
 
 import (
