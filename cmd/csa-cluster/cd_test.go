@@ -32,7 +32,8 @@ func TestRemoteRunTakesTheProjectOfCd(t *testing.T) {
 	w.startWorker(t, b, "--name", "w")
 	waitWorkers(t, w, b, 1)
 
-	const prompt = "stderr \xff\xfe bytes; echo from-b"
+	// Over 200 bytes: the worker's run keeps it in prompt.txt.
+	prompt := "stderr \xff\xfe " + strings.Repeat("x", 200) + "; echo from-b"
 	out, code, stderr := caller.csaCode(a, "run", "--cd", b, "--remote", "--remote-cwd", "--tool", "codex", prompt)
 	if code != 0 {
 		t.Fatalf("csa run --cd %s --remote in %s: exit %d: %s", b, a, code, stderr)
