@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -63,7 +64,7 @@ func BenchmarkClusterFaults(b *testing.B) {
 				b.Fatalf("worker %s not heartbeating within 60 s", vm.name)
 			}
 		}
-		rec, err := c.Submit(context.Background(), cluster.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
+		rec, err := c.Submit(context.Background(), remoterun.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
 			ProjectRoot: proj, Labels: map[string]string{"role": vm.name}}, time.Now())
 		if err != nil {
 			b.Fatal(err)
@@ -79,7 +80,7 @@ func BenchmarkClusterFaults(b *testing.B) {
 		lost = append(lost, time.Since(t0))
 
 		// csa kill of a remote run.
-		rec, err = c.Submit(context.Background(), cluster.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
+		rec, err = c.Submit(context.Background(), remoterun.Request{Tool: "codex", Prompt: "waitfile " + gate, Cwd: proj,
 			ProjectRoot: proj, Labels: map[string]string{"role": "watch"}}, time.Now())
 		if err != nil {
 			b.Fatal(err)

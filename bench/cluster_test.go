@@ -24,6 +24,7 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 )
@@ -168,7 +169,7 @@ func BenchmarkClusterQueueToStart(b *testing.B) {
 
 	one := func(i int) (total, claim, start, agent time.Duration) {
 		mark := filepath.Join(marks, fmt.Sprint(i))
-		req := cluster.Request{Tool: "codex", Prompt: fmt.Sprintf("write %s x; echo ok", mark), Cwd: proj, ProjectRoot: proj}
+		req := remoterun.Request{Tool: "codex", Prompt: fmt.Sprintf("write %s x; echo ok", mark), Cwd: proj, ProjectRoot: proj}
 		t0 := time.Now()
 		rec, err := c.Submit(context.Background(), req, t0)
 		if err != nil {
@@ -270,7 +271,7 @@ func BenchmarkCluster1000Runs(b *testing.B) {
 		ids := make([]string, n)
 		t0 := time.Now()
 		for i := range n {
-			req := cluster.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj}
+			req := remoterun.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj}
 			rec, err := c.Submit(context.Background(), req, time.Now())
 			if err != nil {
 				b.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/gittree"
@@ -23,23 +25,31 @@ type applied struct {
 	Detail    string   `json:"detail,omitempty"`
 }
 
+func newApplyCmd(e *env) *cobra.Command {
+	var check, printDiff bool
+	cmd := &cobra.Command{
+		Use:   "apply ID [--check | --diff]",
+		Short: "A remote session's diff, applied to the work tree holding the current directory",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runApply(c.Context(), e, check, printDiff, args)
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "only tell whether the diff applies")
+	cmd.Flags().BoolVar(&printDiff, "diff", false, "print the diff instead of applying it")
+	return cmd
+}
+
 // runApply is `csa apply ID`: the agent's diff of a remote session,
 // applied to the work tree holding the current directory, all of it or
 // nothing. Exit 0 applied (or would, with --check), 1 it conflicts with
 // the local tree, 2 usage, 3 no such session or no diff.
-func runApply(ctx context.Context, e *env, args []string) error {
-	fs := flags("apply")
-	check := fs.Bool("check", false, "only tell whether the diff applies")
-	printDiff := fs.Bool("diff", false, "print the diff instead of applying it")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
+func runApply(ctx context.Context, e *env, check, printDiff bool, args []string) error {
+	if len(args) != 1 {
 		return cmdutil.Usagef("give one session id")
 	}
-	id := fs.Arg(0)
+	id := args[0]
 	g := &gittree.Git{Env: gittree.Clean(os.Environ())}
-	if !*printDiff {
+	if !printDiff {
 		if _, err := g.Top(ctx, "."); err != nil {
 			if errors.Is(err, gittree.ErrNotRepo) {
 				return cmdutil.Usagef("csa apply applies to a git work tree, and this directory is not in one")
@@ -65,12 +75,12 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	case err != nil:
 		return cmdutil.Refused("no_diff", err)
 	}
-	if *printDiff {
+	if printDiff {
 		_, err := e.out.Write(diff)
 		return err
 	}
-	files, err := g.Apply(ctx, ".", diff, *check)
-	ans := applied{SessionID: id, Applied: err == nil && !*check, Check: *check, Files: files, Conflicts: []string{}}
+	files, err := g.Apply(ctx, ".", diff, check)
+	ans := applied{SessionID: id, Applied: err == nil && !check, Check: check, Files: files, Conflicts: []string{}}
 	var conflict *gittree.Conflict
 	if errors.As(err, &conflict) {
 		ans.Conflicts, ans.Detail = conflict.Paths, conflict.Detail
@@ -86,7 +96,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		}
 	} else if conflict == nil {
 		verb := "applied"
-		if *check {
+		if check {
 			verb = "applies cleanly"
 		}
 		fmt.Fprintf(e.out, "%s: %s (%d files: %s)\n", id, verb, len(files), strings.Join(files, ", "))

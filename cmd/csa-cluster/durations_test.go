@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -14,20 +15,18 @@ import (
 func TestDurationFlags(t *testing.T) {
 	const id = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
 	for _, tc := range []struct {
-		name string
-		run  func(context.Context, *env, []string) error
 		args []string
 		want string
 	}{
-		{"wait", runWait, []string{"-timeout", "-3s", id}, `invalid value "-3s" for flag -timeout: a duration cannot be negative`},
-		{"kill", runKill, []string{"-grace=-1s", id}, `invalid value "-1s" for flag -grace: a duration cannot be negative`},
-		{"submit", runSubmit, []string{"-tool", "codex", "-timeout", "-1m", "hi"}, `invalid value "-1m" for flag -timeout: a duration cannot be negative`},
-		{"wait", runWait, []string{"-timeout", "soon", id}, `invalid value "soon" for flag -timeout: want a duration such as 90s, 10m or 1h30m`},
+		{[]string{"wait", "--timeout", "-3s", id}, `invalid argument "-3s" for "--timeout" flag: a duration cannot be negative`},
+		{[]string{"kill", "--grace=-1s", id}, `invalid argument "-1s" for "--grace" flag: a duration cannot be negative`},
+		{[]string{"wait", "--timeout", "soon", id}, `invalid argument "soon" for "--timeout" flag: want a duration such as 90s, 10m or 1h30m`},
 	} {
 		t.Setenv("CSA_CONFIG_HOME", t.TempDir())
-		err := tc.run(context.Background(), &env{}, tc.args)
-		if _, exit := cmdutil.Classify(err); exit != cmdutil.ExitUsage || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %v: %v (exit %d), want exit 2 and %q", tc.name, tc.args, err, exit, tc.want)
+		var out, errOut bytes.Buffer
+		exit := execute(context.Background(), &env{in: strings.NewReader(""), out: &out, errOut: &errOut}, tc.args)
+		if exit != cmdutil.ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, exit, errOut.String(), tc.want)
 		}
 	}
 }

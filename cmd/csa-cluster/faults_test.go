@@ -23,6 +23,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -236,7 +237,7 @@ func TestCallerKilledAfterQueueing(t *testing.T) {
 		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		var req cluster.Request
+		var req remoterun.Request
 		if err := json.Unmarshal(msg.Data, &req); err != nil {
 			t.Fatal(err)
 		}

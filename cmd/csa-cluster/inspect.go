@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/events"
@@ -36,13 +38,19 @@ func lookRemote(ctx context.Context, c *cluster.Cluster, e *env, id string) (*cl
 	return (&cluster.Reaper{C: c, Now: e.now}).Check(ctx, r)
 }
 
+func newInspectCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "inspect ID [--json]",
+		Short: "A remote session's record",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runInspect(c.Context(), e, args)
+		},
+	}
+}
+
 // runInspect is `csa inspect` for a remote session.
 func runInspect(ctx context.Context, e *env, args []string) error {
-	fs := flags("inspect")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
+	if len(args) != 1 {
 		return cmdutil.Usagef("csa-cluster inspect ID [--json]")
 	}
 	cfg, _, err := loadConfig()
@@ -54,7 +62,7 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.NC.Close()
-	r, err := lookRemote(ctx, c, e, fs.Arg(0))
+	r, err := lookRemote(ctx, c, e, args[0])
 	if err != nil {
 		return err
 	}
@@ -98,13 +106,19 @@ type stateRow struct {
 	Worker    string `json:"worker"`
 }
 
+func newStateCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "state ID... [--json]",
+		Short: "csa status of remote sessions",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runState(c.Context(), e, args)
+		},
+	}
+}
+
 // runState is `csa status ID...` for remote sessions.
 func runState(ctx context.Context, e *env, args []string) error {
-	fs := flags("state")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		return cmdutil.Usagef("give one or more session ids")
 	}
 	cfg, _, err := loadConfig()
@@ -117,7 +131,7 @@ func runState(ctx context.Context, e *env, args []string) error {
 	}
 	defer c.NC.Close()
 	rows := []stateRow{}
-	for _, id := range fs.Args() {
+	for _, id := range args {
 		r, err := lookRemote(ctx, c, e, id)
 		if err != nil {
 			return err

@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
@@ -16,25 +17,30 @@ import (
 // recorded end, beyond the grace.
 const killWithin = 10 * time.Second
 
+func newKillCmd(e *env) *cobra.Command {
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "kill [--grace D] [--json] ID...",
+		Short: "Kill remote sessions and their remote descendants, deepest first",
+		RunE: func(c *cobra.Command, args []string) error {
+			var g *time.Duration // nil: each worker's own grace
+			if c.Flags().Changed("grace") {
+				g = &grace
+			}
+			return runKill(c.Context(), e, g, args)
+		},
+	}
+	cmd.Flags().Var(cmdutil.Duration(&grace, 0), "grace", "time between SIGTERM and SIGKILL (default: the worker's defaults.kill_grace)")
+	return cmd
+}
+
 // runKill is `csa kill` for remote sessions: each session and its remote
 // descendants, deepest first; on each worker the local kill stops the
 // session's local descendants too. It prints what `csa kill` prints.
-func runKill(ctx context.Context, e *env, args []string) error {
-	fs := flags("kill")
-	grace := new(time.Duration)
-	fs.Var(cmdutil.Duration(grace, 0), "grace", "time between SIGTERM and SIGKILL (default: the worker's defaults.kill_grace)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
+func runKill(ctx context.Context, e *env, g *time.Duration, args []string) error {
+	if len(args) == 0 {
 		return cmdutil.Usagef("give one or more session ids")
 	}
-	var g *time.Duration
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "grace" {
-			g = grace
-		}
-	})
 	cfg, _, err := loadConfig()
 	if err != nil {
 		return err
@@ -44,7 +50,7 @@ func runKill(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.NC.Close()
-	for _, id := range fs.Args() {
+	for _, id := range args {
 		if _, _, err := c.Get(ctx, id); err != nil {
 			return notFound(err)
 		}
@@ -53,7 +59,7 @@ func runKill(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	targets := remoteDescendants(all, fs.Args())
+	targets := remoteDescendants(all, args)
 	within := killWithin
 	if g != nil {
 		within += *g

@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -68,7 +69,7 @@ func TestNoWorkerLostUnderLoad(t *testing.T) {
 	start := time.Now()
 	ids := make([]string, n)
 	for i := range ids {
-		req := cluster.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj}
+		req := remoterun.Request{Tool: "codex", Prompt: fmt.Sprintf("echo run-%d", i), Cwd: proj, ProjectRoot: proj}
 		rec, err := cl.Submit(context.Background(), req, time.Now())
 		if err != nil {
 			t.Fatal(err)

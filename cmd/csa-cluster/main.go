@@ -6,14 +6,13 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
@@ -21,96 +20,78 @@ import (
 	"github.com/csa-dev/csa/internal/project"
 )
 
-const usage = `usage: csa-cluster COMMAND [flags]   (run by csa: csa cluster, csa worker, csa run --remote)
-  dev [--port N]                     an embedded JetStream server on 127.0.0.1, state in csa's state directory
-  worker [--labels k=v,...] [--max-concurrent N] [--name ID]
-  submit --tool T [--model M] [--effort E] [--timeout D] [--labels k=v,...] [--cd DIR] [-f FILE] [PROMPT | -]
-  status [--json]                    workers, queue, servers, streams
-  ps [--all] [--json]                remote sessions' records
-  ps [--all] --rows [--now NS]       their rows as csa ps lists them, one a line (csa ps runs this)
-  wait [--any] [--timeout D] [--json] ID...
-  kill [--grace D] [--json] ID...    remote sessions and their remote descendants, deepest first
-  logs ID [-f] [--raw | --events | --stderr]
-  inspect ID [--json]                a remote session's record
-  state ID... [--json]               csa status of remote sessions`
-
-// command is one subcommand: it gets its own flags and returns an error
-// for the one table of exit codes (cmdutil.Classify).
-type command func(ctx context.Context, e *env, args []string) error
-
-var commands = map[string]command{
-	"dev": runDev, "worker": runWorker, "submit": runSubmit, "status": runStatus, "ps": runPS, "wait": runWait,
-	"apply": runApply,
-	"kill":  runKill, "logs": runLogs, "inspect": runInspect, "state": runState,
-}
-
 // env is what a command reads of the world.
 type env struct {
+	in          io.Reader
 	out, errOut io.Writer
 	json        bool
 	getenv      func(string) string
 	now         func() time.Time
 }
 
-func main() { os.Exit(run(os.Args[1:])) }
-
-func run(args []string) int {
-	e := &env{out: os.Stdout, errOut: os.Stderr, getenv: os.Getenv, now: time.Now}
-	if len(args) == 0 || commands[args[0]] == nil {
-		fmt.Fprintln(os.Stderr, usage)
-		return cmdutil.ExitUsage
-	}
-	for _, a := range args[1:] {
-		if a == "--json" || a == "--json=true" {
-			e.json = true
-		}
-	}
+func main() {
+	e := &env{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, getenv: os.Getenv, now: time.Now}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	err := commands[args[0]](ctx, e, args[1:])
-	if err == nil {
-		return cmdutil.ExitOK
-	}
-	if s, ok := err.(*cmdutil.Silent); ok {
-		return s.Exit
-	}
-	io := &cmdutil.IOStreams{Out: e.out, ErrOut: e.errOut}
-	io.PrintError(err, e.json)
-	_, code := cmdutil.Classify(err)
-	return code
+	code := execute(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
-// flags is a flag set whose errors are usage errors.
-func flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Bool("json", false, "JSON output")
-	return fs
+// execute runs the command args name and returns the exit status, from
+// csa's one table of them (cmdutil.Classify).
+func execute(ctx context.Context, e *env, args []string) int {
+	cmd := newCmd(e)
+	cmd.SetArgs(args)
+	cmd.SetIn(e.in)
+	cmd.SetOut(e.out)
+	cmd.SetErr(e.errOut)
+	err := cmd.ExecuteContext(ctx)
+	return cmdutil.ExitStatus(&cmdutil.IOStreams{Out: e.out, ErrOut: e.errOut}, err, e.json || cmdutil.JSONRequested(args))
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return cmdutil.Usagef("csa-cluster %s: %v", fs.Name(), err)
+// newCmd builds csa-cluster's command tree, as csa builds its own
+// (internal/cli/root): usage errors exit 2.
+func newCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "csa-cluster COMMAND",
+		Short: "csa's NATS JetStream side, run by csa cluster, csa worker and csa run --remote",
+		Long: `csa-cluster is csa's NATS JetStream side: csa cluster, csa worker, csa run --remote
+and csa's commands on remote sessions (ps, wait, kill, logs, inspect, status, apply)
+hand over to it. It is built and installed beside csa, which links no NATS code.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// No command: the usage on standard error, exit 2.
+		RunE: func(c *cobra.Command, _ []string) error {
+			c.SetOut(c.ErrOrStderr())
+			c.Usage()
+			return &cmdutil.Silent{Exit: cmdutil.ExitUsage}
+		},
 	}
-	return nil
+	cmd.PersistentFlags().BoolVar(&e.json, "json", false, "machine-readable JSON output (errors too, on stderr)")
+	cmd.SetFlagErrorFunc(cmdutil.FlagError)
+	cmd.AddCommand(newDevCmd(e), newWorkerCmd(e), newSubmitCmd(e), newStatusCmd(e), newPSCmd(e), newWaitCmd(e),
+		newKillCmd(e), newLogsCmd(e), newInspectCmd(e), newStateCmd(e), newApplyCmd(e))
+	return cmd
 }
 
-// loadConfig is csa's configuration for the current directory's project
-// (the global file alone outside a project).
+// loadConfig is csa's configuration for the current directory's project.
 func loadConfig() (*config.Config, string, error) {
 	root, err := project.FindRoot(".")
 	if err != nil {
-		l, err := config.LoadFiles(config.GlobalPath(), "")
-		if err != nil {
-			return nil, "", err
-		}
-		return &l.Config, "", nil
+		root = ""
 	}
+	cfg, err := configAt(root)
+	return cfg, root, err
+}
+
+// configAt is csa's configuration for the project at root (the global
+// file alone for "").
+func configAt(root string) (*config.Config, error) {
 	l, err := config.Load(root)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return &l.Config, root, nil
+	return &l.Config, nil
 }
 
 // open connects to the configured cluster and opens csa's streams.
@@ -130,20 +111,4 @@ func open(ctx context.Context, cfg *config.Config, name string) (*cluster.Cluste
 		return nil, &cmdutil.Error{Code: "cluster_unavailable", Exit: cmdutil.ExitFailed, Err: err}
 	}
 	return c, nil
-}
-
-// parseLabels reads "k=v,k2=v2".
-func parseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, cmdutil.Usagef("--labels: %q is not k=v", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
 }

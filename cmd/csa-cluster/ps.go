@@ -10,23 +10,39 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/session/psrow"
 )
 
+// psOptions are csa-cluster ps's flags.
+type psOptions struct {
+	all, rows bool
+	nowNS     int64
+}
+
+func newPSCmd(e *env) *cobra.Command {
+	var o psOptions
+	cmd := &cobra.Command{
+		Use:   "ps [--all] [--json | --rows [--now NS]]",
+		Short: "Remote sessions' records; with --rows, their rows as csa ps lists them, one a line (csa ps runs this)",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runPS(c.Context(), e, o, args)
+		},
+	}
+	cmd.Flags().BoolVar(&o.all, "all", false, "every project's remote sessions")
+	cmd.Flags().BoolVar(&o.rows, "rows", false, "csa ps's rows, one a line, with each remote session's id on its worker")
+	cmd.Flags().Int64Var(&o.nowNS, "now", 0, "with --rows: the end of a running session's duration, in Unix nanoseconds (default: now)")
+	return cmd
+}
+
 // runPS lists remote sessions: this project's, or every one with --all.
 // --json prints their records; --rows prints them as `csa ps` lists them,
 // one line each (psrow's line format), for csa to copy into its listing.
-func runPS(ctx context.Context, e *env, args []string) error {
-	fs := flags("ps")
-	all := fs.Bool("all", false, "every project's remote sessions")
-	rows := fs.Bool("rows", false, "csa ps's rows, one a line, with each remote session's id on its worker")
-	nowNS := fs.Int64("now", 0, "with --rows: the end of a running session's duration, in Unix nanoseconds (default: now)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
+func runPS(ctx context.Context, e *env, o psOptions, args []string) error {
+	if len(args) > 0 {
 		return cmdutil.Usagef("csa-cluster ps [--all] [--json | --rows [--now NS]]")
 	}
 	// A listing allocates a few megabytes and exits: collecting garbage
@@ -41,12 +57,12 @@ func runPS(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.NC.Close()
-	if *rows {
+	if o.rows {
 		now := e.now()
-		if *nowNS != 0 {
-			now = time.Unix(0, *nowNS)
+		if o.nowNS != 0 {
+			now = time.Unix(0, o.nowNS)
 		}
-		return psRows(ctx, e, c, root, *all, now)
+		return psRows(ctx, e, c, root, o.all, now)
 	}
 	recs, err := c.List(ctx)
 	if err != nil {
@@ -54,7 +70,7 @@ func runPS(ctx context.Context, e *env, args []string) error {
 	}
 	out := []*cluster.Record{}
 	for _, r := range recs {
-		if *all || r.ProjectRoot == root {
+		if o.all || r.ProjectRoot == root {
 			out = append(out, r)
 		}
 	}

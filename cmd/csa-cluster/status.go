@@ -8,16 +8,24 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 )
 
+func newStatusCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [--json]",
+		Short: "Workers, queue, servers and streams",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runStatus(c.Context(), e, args)
+		},
+	}
+}
+
 // runStatus is `csa cluster status`.
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := flags("status")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
+	if len(args) > 0 {
 		return cmdutil.Usagef("csa cluster status [--json]")
 	}
 	cfg, _, err := loadConfig()

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/session"
@@ -26,19 +28,31 @@ type waitEntry struct {
 	Worker      string           `json:"worker"`
 }
 
+// waitOptions are csa-cluster wait's flags.
+type waitOptions struct {
+	anyOne, watch bool
+	timeout       time.Duration
+}
+
+func newWaitCmd(e *env) *cobra.Command {
+	var o waitOptions
+	cmd := &cobra.Command{
+		Use:   "wait [--any] [--timeout D] [--json] ID...",
+		Short: "Wait for remote sessions to end, with csa wait's answer and exit statuses",
+		RunE: func(c *cobra.Command, args []string) error {
+			return runWait(c.Context(), e, o, args)
+		},
+	}
+	cmd.Flags().BoolVar(&o.anyOne, "any", false, "return when one session has ended")
+	cmd.Flags().Var(cmdutil.Duration(&o.timeout, 0), "timeout", "give up after this long (0: never)")
+	cmd.Flags().BoolVar(&o.watch, "watch", false, "never settle: print the sessions as one JSON line whenever they change (csa wait mixing local and remote ids reads it)")
+	return cmd
+}
+
 // runWait is `csa wait` for remote sessions: until each (--any: one) has
 // ended, with csa wait's exit statuses. It reaps as it looks: a session
 // whose worker stopped heartbeating ends crashed, "worker lost".
-func runWait(ctx context.Context, e *env, args []string) error {
-	fs := flags("wait")
-	anyOne := fs.Bool("any", false, "return when one session has ended")
-	timeout := new(time.Duration)
-	fs.Var(cmdutil.Duration(timeout, 0), "timeout", "give up after this long (0: never)")
-	watch := fs.Bool("watch", false, "never settle: print the sessions as one JSON line whenever they change (csa wait mixing local and remote ids reads it)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	ids := fs.Args()
+func runWait(ctx context.Context, e *env, o waitOptions, ids []string) error {
 	if len(ids) == 0 {
 		return cmdutil.Usagef("give one or more session ids")
 	}
@@ -52,8 +66,8 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	}
 	defer c.NC.Close()
 	var deadline <-chan time.Time
-	if *timeout > 0 {
-		deadline = time.After(*timeout)
+	if o.timeout > 0 {
+		deadline = time.After(o.timeout)
 	}
 	reaper := &cluster.Reaper{C: c, Now: e.now}
 	reaper.Watch(ctx)
@@ -69,21 +83,21 @@ func runWait(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 		}
-		if *watch && err == nil {
+		if o.watch && err == nil {
 			if b, _ := json.Marshal(entries); !bytes.Equal(b, shown) {
 				shown = b
 				if _, err := e.out.Write(append(b, '\n')); err != nil {
 					return err
 				}
 			}
-		} else if done, code := settle(entries, *anyOne); done && err == nil {
+		} else if done, code := settle(entries, o.anyOne); done && err == nil {
 			return report(e, entries, code, "")
 		}
 		select {
 		case <-deadline:
 			return report(e, entries, cmdutil.ExitTimeout, "wait timed out")
 		case <-ctx.Done():
-			if *watch {
+			if o.watch {
 				return nil
 			}
 			return report(e, entries, cmdutil.ExitInterrupted, "wait interrupted")

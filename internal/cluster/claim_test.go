@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -24,7 +25,7 @@ func TestClaimAfterLostAck(t *testing.T) {
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx := context.Background()
 	dir := t.TempDir()
-	req := Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
+	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
 	rec, err := c.Submit(ctx, req, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestRedeliveryWhileHeld(t *testing.T) {
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx := context.Background()
 	dir := t.TempDir()
-	req := Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir, RunFlags: []string{"no-preflight=true"}}
+	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir, RunFlags: []string{"no-preflight=true"}}
 	rec, err := c.Submit(ctx, req, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -21,7 +22,7 @@ const followEvery = 50 * time.Millisecond
 // run starts req here and mirrors its local session into the cluster
 // until it ends: its state into the record, its events to its subject.
 // claimed is the record's revision written by the claim.
-func (w *Worker) run(ctx context.Context, req Request, claimed uint64) {
+func (w *Worker) run(ctx context.Context, req remoterun.Request, claimed uint64) {
 	if kill, _ := w.ctl.killWanted(req.ID); kill {
 		w.logf("worker %s: %s killed before it started", w.ID, req.ID)
 		w.markKilled(ctx, req.ID)
@@ -89,7 +90,7 @@ type follower struct {
 	// working tree kept in the cluster for later attempts, dropped when
 	// this one ends.
 	attempt  int
-	keptTree *TreeRef
+	keptTree *remoterun.TreeRef
 	checked  time.Time // when the record last said the run is still ours
 	// rev is the record's revision this worker last wrote or read: a
 	// read older than it (a replica behind) says nothing of the run.

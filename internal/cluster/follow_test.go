@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -39,7 +40,7 @@ func TestFollowerStaleRead(t *testing.T) {
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx := context.Background()
 	dir := t.TempDir()
-	rec, err := c.Submit(ctx, Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
+	rec, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/project"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -35,7 +36,7 @@ type Local struct {
 // CanRun says why this machine cannot run req now: its tool not enabled,
 // not installed, or too little free memory for it (the pre-flight check,
 // unless the run asked for none); nil when it can.
-func (l *Local) CanRun(req Request) error {
+func (l *Local) CanRun(req remoterun.Request) error {
 	tool := req.Tool
 	spec, ok := agents.Lookup(tool)
 	if !ok {
@@ -61,7 +62,7 @@ func (l *Local) CanRun(req Request) error {
 
 // Start starts req as a detached local run and returns its local session
 // id and the store that holds it.
-func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store, error) {
+func (l *Local) Start(ctx context.Context, req remoterun.Request) (string, *session.Store, error) {
 	args := []string{"run", "--detach", "--json", "--tool", req.Tool, "--cd", req.Cwd}
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
@@ -119,7 +120,7 @@ func (l *Local) Start(ctx context.Context, req Request) (string, *session.Store,
 // parent's depth, so that the depth limit holds across machines. The
 // parent's id names a session of the caller's machine, none here: the
 // local session records parent_unknown, the caller's record the parent.
-func (l *Local) env(req Request) []string {
+func (l *Local) env(req remoterun.Request) []string {
 	env := make([]string, 0, len(l.Env)+2)
 	for _, kv := range l.Env {
 		name, _, _ := strings.Cut(kv, "=")

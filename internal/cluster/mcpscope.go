@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/csa-dev/csa/internal/project"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/statedir"
 )
 
@@ -16,7 +17,7 @@ import (
 // stands for it, one per caller project, holding what those servers keep
 // in {project}. "" for a run in a directory of the worker (--remote-cwd):
 // its own project is already a lasting one.
-func (l *Local) mcpScope(req Request) (string, error) {
+func (l *Local) mcpScope(req remoterun.Request) (string, error) {
 	if req.Tree == nil || !filepath.IsAbs(req.ProjectRoot) {
 		return "", nil
 	}

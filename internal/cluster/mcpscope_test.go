@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/csa-dev/csa/internal/remoterun"
 )
 
 // A remote run's scratch tree shares project-scoped MCP servers in its
@@ -19,25 +21,25 @@ func TestMCPScope(t *testing.T) {
 		return ""
 	}}
 	here := t.TempDir()
-	tree := &TreeRef{Commit: "c"}
-	if s, err := l.mcpScope(Request{ProjectRoot: here, Tree: tree}); err != nil || s != here {
+	tree := &remoterun.TreeRef{Commit: "c"}
+	if s, err := l.mcpScope(remoterun.Request{ProjectRoot: here, Tree: tree}); err != nil || s != here {
 		t.Fatalf("the caller's project, here: %q %v, want %s", s, err, here)
 	}
 	elsewhere := "/home/someone/on another machine"
-	s, err := l.mcpScope(Request{ProjectRoot: elsewhere, Tree: tree})
+	s, err := l.mcpScope(remoterun.Request{ProjectRoot: elsewhere, Tree: tree})
 	if err != nil || !strings.HasPrefix(s, filepath.Join(state, "cluster-projects")+"/") {
 		t.Fatalf("a caller's project not here: %q %v", s, err)
 	}
 	if fi, err := os.Stat(s); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("its stand-in %s: %v %v", s, fi, err)
 	}
-	if again, _ := l.mcpScope(Request{ProjectRoot: elsewhere + "/", Tree: tree}); again != s {
+	if again, _ := l.mcpScope(remoterun.Request{ProjectRoot: elsewhere + "/", Tree: tree}); again != s {
 		t.Fatalf("the same project's stand-in: %q, then %q", s, again)
 	}
-	if other, _ := l.mcpScope(Request{ProjectRoot: "/home/someone/else", Tree: tree}); other == s {
+	if other, _ := l.mcpScope(remoterun.Request{ProjectRoot: "/home/someone/else", Tree: tree}); other == s {
 		t.Fatalf("two projects share the stand-in %s", s)
 	}
-	for _, r := range []Request{{ProjectRoot: here}, {ProjectRoot: "relative", Tree: tree}, {Tree: tree}} {
+	for _, r := range []remoterun.Request{{ProjectRoot: here}, {ProjectRoot: "relative", Tree: tree}, {Tree: tree}} {
 		if s, err := l.mcpScope(r); s != "" || err != nil {
 			t.Fatalf("%+v: %q %v, want the run's own project", r, s, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/verbatim"
 )
@@ -34,8 +35,8 @@ type Remote struct {
 	// Tree is the working tree the run started from (nil: it ran in
 	// its Cwd as that is on the worker); Diff what the agent changed in
 	// it, set when the run ends.
-	Tree *TreeRef    `json:"tree,omitempty"`
-	Diff *ResultDiff `json:"diff,omitempty"`
+	Tree *remoterun.TreeRef `json:"tree,omitempty"`
+	Diff *ResultDiff        `json:"diff,omitempty"`
 	// KillRequestedAt: csa kill asked the worker to stop the run.
 	KillRequestedAt time.Time `json:"kill_requested_at,omitzero"`
 	// KillGraceMS is the grace csa kill gave (nil: the worker's own).
@@ -46,10 +47,10 @@ type Remote struct {
 	// idempotent). Attempt is the current attempt, from 1; Lost lists
 	// the attempts that came to nothing. Request is kept to queue it
 	// again (only when Retries > 0).
-	Retries int           `json:"retries,omitempty"`
-	Attempt int           `json:"attempt,omitempty"`
-	Lost    []LostAttempt `json:"lost_attempts,omitempty"`
-	Request *Request      `json:"request,omitempty"`
+	Retries int                `json:"retries,omitempty"`
+	Attempt int                `json:"attempt,omitempty"`
+	Lost    []LostAttempt      `json:"lost_attempts,omitempty"`
+	Request *remoterun.Request `json:"request,omitempty"`
 }
 
 // LostAttempt is an attempt of a run that came to nothing: its worker
@@ -68,35 +69,6 @@ type LostAttempt struct {
 // attempt is the record's current attempt (records before retries have
 // none: the first).
 func (r *Remote) attempt() int { return max(r.Attempt, 1) }
-
-// Request is one queued run: what a worker needs to start it.
-type Request struct {
-	ID          string            `json:"id"`
-	Tool        string            `json:"tool"`
-	Model       string            `json:"model,omitempty"`
-	Effort      string            `json:"effort,omitempty"`
-	Prompt      string            `json:"prompt"`
-	Cwd         string            `json:"cwd"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
-	Depth       int               `json:"depth"`
-	ParentID    string            `json:"parent_id,omitempty"`
-	ParentTool  string            `json:"parent_tool,omitempty"`
-	ProjectRoot string            `json:"project_root"`
-	// Tree is the caller's working tree; nil: run in Cwd on the worker.
-	Tree *TreeRef `json:"tree,omitempty"`
-	// Retries: see Remote.Retries. Attempt is the attempt this request
-	// starts (0 and 1: the first).
-	Retries int `json:"retries,omitempty"`
-	Attempt int `json:"attempt,omitempty"`
-	// RunFlags are flags of csa run for the worker's local run, as
-	// name=value (runner.RemoteFlags only).
-	RunFlags []string `json:"run_flags,omitempty"`
-	// RawBytes keeps the exact bytes of the fields above that are not
-	// UTF-8 (internal/verbatim): records and requests are written with
-	// verbatim.Marshal, read with decodeJSON.
-	RawBytes map[string]string `json:"raw_bytes,omitempty"`
-}
 
 // ErrNotFound: no remote session has the id.
 var ErrNotFound = errors.New("no remote session")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/csa-dev/csa/internal/gittree"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/statedir"
 )
 
@@ -28,7 +29,7 @@ func (w *Worker) scratchDir(id string) string {
 
 // checkout makes req's working tree on this machine; its inputs are
 // dropped from the object store once they are checked out.
-func (w *Worker) checkout(ctx context.Context, req Request) (*scratch, error) {
+func (w *Worker) checkout(ctx context.Context, req remoterun.Request) (*scratch, error) {
 	ref := req.Tree
 	g := &gittree.Git{Env: gittree.Clean(w.Local.Env), NoHooks: true}
 	dir := w.scratchDir(req.ID)

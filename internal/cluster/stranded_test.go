@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/cluster/clustertest"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -26,7 +27,7 @@ func TestUnstartedClaimSettled(t *testing.T) {
 	dir := t.TempDir()
 	claimed := func(retries int, worker string) string {
 		t.Helper()
-		rec, err := c.Submit(ctx, Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir, Retries: retries}, time.Now())
+		rec, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir, Retries: retries}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestUnstartedClaimSettled(t *testing.T) {
 	}
 	queued := false
 	for m := range batch.Messages() {
-		var req Request
+		var req remoterun.Request
 		if decodeJSON(m.Data(), &req) == nil && req.ID == retried && req.Attempt == 2 {
 			queued = true
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/verbatim"
 )
@@ -18,18 +19,15 @@ import (
 // request in its record as well, JSON-quoted: half of that.
 const maxPrompt = 900 << 10
 
-// MaxRetries bounds --retries.
-const MaxRetries = 10
-
 // Submit queues req: its record is written first (pending), then the
 // request is published, deduplicated by its id, so that a caller that
 // dies after Submit leaves a run that goes on and can be waited for.
-func (c *Cluster) Submit(ctx context.Context, req Request, now time.Time) (*Record, error) {
+func (c *Cluster) Submit(ctx context.Context, req remoterun.Request, now time.Time) (*Record, error) {
 	if _, ok := agents.Lookup(req.Tool); !ok {
 		return nil, fmt.Errorf("unknown tool %q (valid tools: %s)", req.Tool, agents.Names())
 	}
-	if req.Retries < 0 || req.Retries > MaxRetries {
-		return nil, fmt.Errorf("retries must be 0 to %d, not %d", MaxRetries, req.Retries)
+	if req.Retries < 0 || req.Retries > remoterun.MaxRetries {
+		return nil, fmt.Errorf("retries must be 0 to %d, not %d", remoterun.MaxRetries, req.Retries)
 	}
 	if limit := maxPrompt / min(1+req.Retries, 2); len(req.Prompt) > limit {
 		return nil, fmt.Errorf("the prompt is %d bytes: a remote run takes at most %d", len(req.Prompt), limit)
@@ -59,7 +57,7 @@ func (c *Cluster) Submit(ctx context.Context, req Request, now time.Time) (*Reco
 }
 
 // newRecord is the pending record of req, queued at queued.
-func newRecord(req Request, created, queued time.Time) *Record {
+func newRecord(req remoterun.Request, created, queued time.Time) *Record {
 	r := &Record{
 		State: session.State{
 			ID: req.ID, Tool: req.Tool, Model: req.Model, Status: session.Pending, ProjectRoot: req.ProjectRoot,
@@ -77,7 +75,7 @@ func newRecord(req Request, created, queued time.Time) *Record {
 
 // publish puts req on the work queue, deduplicated by its id and attempt
 // (a second publish of the same attempt is dropped by the stream).
-func (c *Cluster) publish(ctx context.Context, req Request) error {
+func (c *Cluster) publish(ctx context.Context, req remoterun.Request) error {
 	body, err := verbatim.Marshal(&req)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/csa-dev/csa/internal/gittree"
+	"github.com/csa-dev/csa/internal/remoterun"
 )
 
 // TreesBucket is the object store that carries working trees: a remote
@@ -30,23 +31,6 @@ func diffObject(id string) string   { return "tree/" + id + ".diff" }
 
 // ResultObject holds session id's diff once its run has ended.
 func ResultObject(id string) string { return "result/" + id }
-
-// TreeRef is where a remote run's working tree comes from: a commit, in
-// a bundle of the object store or on a git remote, plus the caller's
-// uncommitted diff.
-type TreeRef struct {
-	Commit string `json:"commit"`
-	// Subdir is the run's directory inside the tree ("" for its top).
-	Subdir string `json:"subdir,omitempty"`
-	// Bundle is the object holding the bundle; Remote the git URL
-	// holding Commit instead.
-	Bundle string `json:"bundle,omitempty"`
-	Remote string `json:"remote,omitempty"`
-	// Diff is the object holding the uncommitted diff; "" for none.
-	Diff       string `json:"diff,omitempty"`
-	DiffBytes  int    `json:"diff_bytes"`
-	BundleSize int64  `json:"bundle_bytes,omitempty"`
-}
 
 // ResultDiff is what the agent changed, as the worker recorded it.
 type ResultDiff struct {
@@ -87,12 +71,12 @@ func (c *Cluster) Trees(ctx context.Context) (jetstream.ObjectStore, error) {
 // where session id's worker finds it: the bundle of HEAD and the diff in
 // the object store, or, with remote (a git URL that already holds HEAD),
 // the diff alone.
-func (c *Cluster) ShipTree(ctx context.Context, g *gittree.Git, id, dir, remote string) (*TreeRef, error) {
+func (c *Cluster) ShipTree(ctx context.Context, g *gittree.Git, id, dir, remote string) (*remoterun.TreeRef, error) {
 	snap, err := g.Take(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	ref := &TreeRef{Commit: snap.Commit, Subdir: snap.Subdir, Remote: remote, DiffBytes: len(snap.Diff)}
+	ref := &remoterun.TreeRef{Commit: snap.Commit, Subdir: snap.Subdir, Remote: remote, DiffBytes: len(snap.Diff)}
 	st, err := c.Trees(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +124,7 @@ func (c *Cluster) ShipTree(ctx context.Context, g *gittree.Git, id, dir, remote 
 
 // DropTree deletes the objects of ref (after its checkout, or when the
 // run was never queued); a failure only leaves them to the bucket's TTL.
-func (c *Cluster) DropTree(ctx context.Context, ref *TreeRef) {
+func (c *Cluster) DropTree(ctx context.Context, ref *remoterun.TreeRef) {
 	st, err := c.Trees(ctx)
 	if err != nil {
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -113,7 +114,7 @@ func (w *Worker) pause(ctx context.Context, err error) {
 // take decides about one request: refused (another worker may take it),
 // dropped (no longer waiting), or started here.
 func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
-	var req Request
+	var req remoterun.Request
 	if err := decodeJSON(msg.Data(), &req); err != nil || req.ID == "" {
 		w.logf("worker %s: dropping a malformed request: %v", w.ID, err)
 		msg.Term()
@@ -172,7 +173,7 @@ func (w *Worker) take(ctx context.Context, msg jetstream.Msg) {
 // its acknowledgement was lost (a leader's failover) finds its own write,
 // and a claim of an earlier take here that gave up on its answer is
 // taken again (the worker holds no other take of the run: Worker.take).
-func (w *Worker) claim(ctx context.Context, req Request) (uint64, error) {
+func (w *Worker) claim(ctx context.Context, req remoterun.Request) (uint64, error) {
 	// Heartbeat the session as ours before claiming it, so that a worker
 	// lost right after the claim leaves a session its reapers can name.
 	w.add(req.ID)

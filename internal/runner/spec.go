@@ -156,6 +156,25 @@ func (p *Parent) Describe() string {
 	return "parent session " + p.SessionID
 }
 
+// DepthError refuses a run deeper than max_recursion_depth.
+type DepthError struct {
+	Depth, Max int
+	Parent     string // the parent, as Describe names it
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (%s)",
+		e.Depth, e.Max, e.Parent)
+}
+
+// CheckDepth refuses a child of p (nil: no parent) deeper than max.
+func (p *Parent) CheckDepth(max int) error {
+	if p == nil || p.Depth+1 <= max {
+		return nil
+	}
+	return &DepthError{Depth: p.Depth + 1, Max: max, Parent: p.Describe()}
+}
+
 // ForgetGone drops a parent id that names no session of store (removed,
 // or never made): the run records parent_unknown, as for a caller that
 // gave no id, rather than a parent that does not exist; the depth holds

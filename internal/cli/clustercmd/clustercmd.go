@@ -1,7 +1,8 @@
-// Package clustercmd is `csa cluster` and `csa worker`. The work is done by
-// csa-cluster, a program built and installed beside csa, so that csa
-// itself links no NATS code (it would slow every csa start); these
-// commands hand over to it.
+// Package clustercmd is `csa cluster` and `csa worker`, and csa's one
+// client of csa-cluster (client.go), through which every csa command
+// that reaches the cluster starts it. The work is done by csa-cluster, a
+// program built and installed beside csa, so that csa itself links no
+// NATS code (it would slow every csa start).
 package clustercmd
 
 import (
@@ -10,17 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
-	"github.com/csa-dev/csa/internal/proc"
 )
-
-// Program is the cluster program built with csa.
-const Program = "csa-cluster"
-
-// HandOver runs csa-cluster with args in place of csa. It returns only on
-// failure.
-func HandOver(args ...string) error {
-	return proc.BecomeSibling(Program, args...)
-}
 
 // withJSON adds --json when csa was given it.
 func withJSON(f *cmdutil.Factory, args ...string) []string {

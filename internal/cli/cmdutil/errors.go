@@ -8,6 +8,8 @@ import (
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interrupt"
+	"github.com/csa-dev/csa/internal/remoterun"
+	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -64,6 +66,8 @@ func Classify(err error) (code string, exit int) {
 	var cfg *config.Error
 	var tool *agents.UnknownToolError
 	var nul *agents.NULError
+	var depth *runner.DepthError
+	var remote *remoterun.InvalidError
 	switch {
 	case errors.As(err, &e):
 		return e.Code, e.Exit
@@ -81,6 +85,10 @@ func Classify(err error) (code string, exit int) {
 		return "unknown_tool", ExitUsage
 	case errors.As(err, &nul):
 		return "nul_byte", ExitUsage
+	case errors.As(err, &depth):
+		return "depth_limit", ExitRefused
+	case errors.As(err, &remote):
+		return "usage", ExitUsage
 	case interrupt.Is(err):
 		return "interrupted", ExitInterrupted
 	case fsutil.NoSpace(err):

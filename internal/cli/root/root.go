@@ -119,9 +119,7 @@ group, recorded under the state directory, and able to call csa again.`,
 		ctx, _ := interrupt.Notify(c.Context(), cancel, keep)
 		c.SetContext(ctx)
 	}
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return cmdutil.Usagef("%v (see `%s --help`)", err, c.CommandPath())
-	})
+	cmd.SetFlagErrorFunc(cmdutil.FlagError)
 	for _, c := range commands {
 		if only == c.name {
 			cmd.AddCommand(c.build(f))
@@ -162,49 +160,7 @@ func Main(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	if sig, ok := interrupt.Cause(ran.Context()); ok && errors.Is(err, context.Canceled) {
 		err = sig
 	}
-	var silent *cmdutil.Silent
-	if errors.As(err, &silent) {
-		return silent.Exit
-	}
-	if isCobraUsage(err) {
-		err = cmdutil.Usagef("%v", err)
-	}
-	f.IO.PrintError(err, f.JSON || jsonRequested(args))
-	_, code := cmdutil.Classify(err)
-	return code
-}
-
-// isCobraUsage recognises cobra's own argument errors (unknown command,
-// wrong number of arguments), which carry no type.
-func isCobraUsage(err error) bool {
-	var e *cmdutil.Error
-	if errors.As(err, &e) {
-		return false
-	}
-	code, _ := cmdutil.Classify(err)
-	if code != "internal" {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonRequested spots --json when flag parsing itself failed.
-func jsonRequested(args []string) bool {
-	for _, a := range args {
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-		if a == "--" {
-			break
-		}
-	}
-	return false
+	return cmdutil.ExitStatus(f.IO, err, f.JSON || cmdutil.JSONRequested(args))
 }
 
 // Entry is csa's main: the real process environment, the real streams.

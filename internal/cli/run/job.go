@@ -187,10 +187,8 @@ func (j *job) request(c choice) (*runner.Request, error) {
 	if !tc.Enabled {
 		return nil, cmdutil.Refused("tool_disabled", fmt.Errorf("tool %s is disabled in the configuration (tools.%s.enabled = false)", name, name))
 	}
-	if p := j.parent; p != nil && p.Depth+1 > cfg.MaxRecursionDepth {
-		return nil, cmdutil.Refused("depth_limit", fmt.Errorf(
-			"recursion depth limit reached: this run would be at depth %d, max_recursion_depth is %d (%s)",
-			p.Depth+1, cfg.MaxRecursionDepth, p.Describe()))
+	if err := j.parent.CheckDepth(cfg.MaxRecursionDepth); err != nil {
+		return nil, err
 	}
 	loc, err := toolcache.Locate(tc.Path, spec.Program)
 	if err != nil {

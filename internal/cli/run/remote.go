@@ -3,13 +3,11 @@ package run
 import (
 	"context"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/proc"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/runner"
 )
 
@@ -33,60 +31,29 @@ func (j *job) goesRemote(cmdFlags map[string]bool) bool {
 	return true
 }
 
-// remote queues the run on the cluster through csa-cluster, which prints
-// the session id; the prompt goes on its standard input.
+// remote queues the run on the cluster: csa builds the request
+// (remoterun's policy) and csa-cluster, which prints the session id,
+// ships the working tree and queues it.
 func (j *job) remote(ctx context.Context) error {
 	for _, n := range notRemote {
 		if j.o.changed[n] {
 			return cmdutil.Usagef("--%s cannot be used with --remote (not supported for remote runs yet)", n)
 		}
 	}
-	exe, err := proc.Sibling(clustercmd.Program)
+	runFlags, err := j.remoteFlags()
 	if err != nil {
 		return err
 	}
-	tool := j.o.Tool
-	if tool == "" {
-		tool = j.cfg.Defaults.Tool
+	o := remoterun.Options{Tool: j.o.Tool, Model: j.o.Model, Effort: j.o.Effort, Prompt: j.prompt, Cwd: j.cwd,
+		ProjectRoot: j.root, Labels: j.o.Labels, Retries: j.o.Retries, RunFlags: runFlags}
+	if j.o.timeoutSet {
+		o.Timeout = &j.o.Timeout
 	}
-	args := []string{"submit", "--tool", tool, "--cd", j.cwd}
-	for flag, v := range map[string]string{"--model": j.o.Model, "--effort": j.o.Effort, "--labels": strings.Join(j.o.Labels, ",")} {
-		if v != "" {
-			args = append(args, flag, v)
-		}
-	}
-	if timeout := j.o.Timeout; timeout > 0 || j.cfg.Defaults.Timeout > 0 {
-		if timeout == 0 {
-			timeout = j.cfg.Defaults.Timeout.Std()
-		}
-		args = append(args, "--timeout", timeout.String())
-	}
-	if j.o.RemoteCwd {
-		args = append(args, "--remote-cwd")
-	}
-	if j.o.changed["retries"] {
-		args = append(args, "--retries", strconv.Itoa(j.o.Retries))
-	}
-	carried, err := j.remoteFlags()
+	req, err := remoterun.New(j.cfg, o, j.parent)
 	if err != nil {
 		return err
 	}
-	for _, nv := range carried {
-		args = append(args, "--run-flag", nv)
-	}
-	if j.f.JSON {
-		args = append(args, "--json")
-	}
-	args = append(args, "-")
-	ps, err := proc.Run(ctx, proc.Spec{Path: exe, Args: args, Env: j.f.Environ(), Stdin: strings.NewReader(j.prompt),
-		Stdout: j.f.IO.Out, Stderr: j.f.IO.ErrOut}, 5*time.Second)
-	if err != nil {
-		return err
-	}
-	if code := ps.ExitCode(); code != 0 {
-		return &cmdutil.Silent{Exit: code}
-	}
-	return nil
+	return clustercmd.Submit(ctx, req, j.o.RemoteCwd, j.f.JSON, j.f.Environ(), j.f.IO.Out, j.f.IO.ErrOut)
 }
 
 // remoteFlags are the limits and idle timeout given to this run, as the

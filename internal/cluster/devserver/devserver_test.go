@@ -10,6 +10,7 @@ import (
 	"github.com/csa-dev/csa/internal/cluster"
 	"github.com/csa-dev/csa/internal/cluster/devserver"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -24,7 +25,7 @@ func TestDevServerKeepsState(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := open(ctx, t, s.URL())
-	r, err := c.Submit(ctx, cluster.Request{Tool: "codex", Prompt: "echo hi", Cwd: "/"}, time.Now())
+	r, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "echo hi", Cwd: "/"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
