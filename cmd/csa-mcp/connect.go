@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/mcp/hub"
 	"github.com/csa-dev/csa/internal/mcp/link"
-	"github.com/csa-dev/csa/internal/runner"
 )
 
 // connectOptions are the flags of `csa-mcp connect`.
@@ -76,7 +76,7 @@ func runConnect(o *connectOptions) error {
 // the hub.
 func caller() *hub.Caller {
 	c := &hub.Caller{Env: map[string]string{}}
-	for _, k := range runner.SessionVars {
+	for _, k := range csaenv.Run {
 		if v, ok := os.LookupEnv(k); ok {
 			c.Env[k] = v
 		}

@@ -152,7 +152,7 @@ func TestClaimBeforeAReplicaHasTheRecord(t *testing.T) {
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx := context.Background()
 	dir := t.TempDir()
-	req := Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
+	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
 	rec, err := c.Submit(ctx, req, time.Now())
 	if err != nil {
 		t.Fatal(err)

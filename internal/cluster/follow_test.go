@@ -96,7 +96,7 @@ func TestEventsCutBackLine(t *testing.T) {
 	c := openTest(t, clustertest.Start(t, 3).URL())
 	ctx := context.Background()
 	dir := t.TempDir()
-	rec, err := c.Submit(ctx, Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
+	rec, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

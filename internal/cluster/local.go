@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/errline"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/project"
@@ -129,16 +130,16 @@ func (l *Local) env(req remoterun.Request) []string {
 		}
 	}
 	if req.Depth > 0 {
-		env = append(env, runner.EnvDepth+"="+strconv.Itoa(req.Depth-1))
+		env = append(env, csaenv.Depth+"="+strconv.Itoa(req.Depth-1))
 		if req.ParentTool != "" {
-			env = append(env, runner.EnvTool+"="+req.ParentTool)
+			env = append(env, csaenv.Tool+"="+req.ParentTool)
 		}
 	}
 	return env
 }
 
 func isGenealogy(name string) bool {
-	for _, v := range runner.SessionVars {
+	for _, v := range csaenv.Run {
 		if v == name {
 			return true
 		}

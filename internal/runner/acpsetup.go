@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/session"
@@ -196,7 +197,7 @@ func endGroup(p *proc.Process, grace time.Duration, id string) {
 		}
 		select {
 		case <-p.Done():
-			if syscall.Kill(-p.PGID(), 0) != nil || len(proc.TaggedMembers(p.PGID(), EnvSessionID+"="+id)) == 0 {
+			if syscall.Kill(-p.PGID(), 0) != nil || len(proc.TaggedMembers(p.PGID(), csaenv.SessionID+"="+id)) == 0 {
 				return
 			}
 		default:

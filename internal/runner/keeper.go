@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/rundir"
 )
@@ -13,7 +14,7 @@ import (
 // is started if need be unless the supervisor is itself part of a run (the
 // daemon would live on in that run's cgroup).
 func StartKeeper(exe string, getenv func(string) string) *keeper.Keeper {
-	c := keeper.Config{Exe: exe, StartDaemon: getenv(EnvSessionID) == ""}
+	c := keeper.Config{Exe: exe, StartDaemon: getenv(csaenv.SessionID) == ""}
 	if dir, err := rundir.Dir(getenv("XDG_RUNTIME_DIR")); err == nil {
 		c.Socket = filepath.Join(dir, keeper.SocketName)
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/proc"
@@ -128,7 +129,7 @@ func signal(store *session.Store, st *session.State, sig syscall.Signal) {
 		proc.SignalGroup(st.PGID, sig)
 		return
 	}
-	for _, pid := range proc.TaggedMembers(st.PGID, EnvSessionID+"="+st.ID) {
+	for _, pid := range proc.TaggedMembers(st.PGID, csaenv.SessionID+"="+st.ID) {
 		syscall.Kill(pid, sig)
 	}
 }

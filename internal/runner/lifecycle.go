@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -131,7 +132,7 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 			l.keeper = StartKeeper(l.s.Exe, getenvOf(l.s.BaseEnv))
 		}
 		if l.keeper != nil {
-			l.keeper.Tag(EnvSessionID + "=" + sp.SessionID)
+			l.keeper.Tag(csaenv.SessionID + "=" + sp.SessionID)
 		}
 	}
 	if l.keeper != nil && group != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -126,7 +127,7 @@ func (w *paneWrapper) serve(ctx context.Context) int {
 	ps := l.p.Wait()
 	ni.wait()
 	// Whatever the agent left in its tree goes with it.
-	for _, pid := range proc.TaggedMembers(syscall.Getpgrp(), EnvSessionID+"="+sp.SessionID) {
+	for _, pid := range proc.TaggedMembers(syscall.Getpgrp(), csaenv.SessionID+"="+sp.SessionID) {
 		if pid != os.Getpid() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/proc"
@@ -37,7 +38,7 @@ func Reconcile(ctx context.Context, store *session.Store, st *session.State, now
 			status, class, msg = session.Failed, session.FailNoSpace, why
 		}
 		if cur.PGID > 0 {
-			if n := proc.KillTagged(cur.PGID, EnvSessionID+"="+cur.ID); n > 0 {
+			if n := proc.KillTagged(cur.PGID, csaenv.SessionID+"="+cur.ID); n > 0 {
 				msg += fmt.Sprintf("; killed %d leftover processes", n)
 			}
 		}

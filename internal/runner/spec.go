@@ -108,22 +108,6 @@ func LoadSpec(store *session.Store, id string) (*Spec, error) {
 	return sp, nil
 }
 
-// The genealogy's variables (internal/csaenv), by the names the runner's
-// callers know them by.
-const (
-	EnvSessionID     = csaenv.SessionID
-	EnvDepth         = csaenv.Depth
-	EnvProjectRoot   = csaenv.ProjectRoot
-	EnvParentSession = csaenv.ParentSession
-	EnvTool          = csaenv.Tool
-	EnvParentTool    = csaenv.ParentTool
-	EnvSessionDir    = csaenv.SessionDir
-)
-
-// SessionVars are the variables above: what a process needs to start
-// children of the session it runs in.
-var SessionVars = csaenv.Run
-
 // stripped are removed from every child's environment: the CSA_ ones are
 // set anew, the CLAUDE ones make a nested Claude Code refuse to start.
 var stripped = append(slices.Clone(csaenv.Run),
@@ -149,9 +133,9 @@ type Parent struct {
 func (p *Parent) Describe() string {
 	switch {
 	case p.Gone != "":
-		return fmt.Sprintf("%s=%d, %s=%s names no session", EnvDepth, p.Depth, EnvSessionID, p.Gone)
+		return fmt.Sprintf("%s=%d, %s=%s names no session", csaenv.Depth, p.Depth, csaenv.SessionID, p.Gone)
 	case p.SessionID == "":
-		return fmt.Sprintf("%s=%d without %s", EnvDepth, p.Depth, EnvSessionID)
+		return fmt.Sprintf("%s=%d without %s", csaenv.Depth, p.Depth, csaenv.SessionID)
 	}
 	return "parent session " + p.SessionID
 }
@@ -193,19 +177,19 @@ func (p *Parent) ForgetGone(store *session.Store) bool {
 // fail open). A malformed value is an error: guessing would defeat the
 // limit too.
 func ParentFromEnv(getenv func(string) string) (*Parent, error) {
-	raw, rawDepth := getenv(EnvSessionID), getenv(EnvDepth)
+	raw, rawDepth := getenv(csaenv.SessionID), getenv(csaenv.Depth)
 	if raw == "" && rawDepth == "" {
 		return nil, nil
 	}
 	d, err := strconv.Atoi(rawDepth)
 	if err != nil || d < 0 {
-		return nil, fmt.Errorf("%s=%q is not a depth", EnvDepth, rawDepth)
+		return nil, fmt.Errorf("%s=%q is not a depth", csaenv.Depth, rawDepth)
 	}
-	p := &Parent{Tool: getenv(EnvTool), Depth: d, ProjectRoot: getenv(EnvProjectRoot)}
+	p := &Parent{Tool: getenv(csaenv.Tool), Depth: d, ProjectRoot: getenv(csaenv.ProjectRoot)}
 	if raw != "" {
 		id, err := session.NormalizePrefix(raw)
 		if err != nil || len(id) != session.IDLen {
-			return nil, fmt.Errorf("%s=%q is not a session id", EnvSessionID, raw)
+			return nil, fmt.Errorf("%s=%q is not a session id", csaenv.SessionID, raw)
 		}
 		p.SessionID = id
 	}
@@ -231,17 +215,17 @@ func ChildEnv(base []string, st *session.State, sessionDir string, extra []strin
 	}
 	env = append(env,
 		"PWD="+st.Cwd,
-		EnvSessionID+"="+st.ID,
-		EnvDepth+"="+strconv.Itoa(st.Depth),
-		EnvProjectRoot+"="+st.ProjectRoot,
-		EnvTool+"="+st.Tool,
-		EnvSessionDir+"="+sessionDir,
+		csaenv.SessionID+"="+st.ID,
+		csaenv.Depth+"="+strconv.Itoa(st.Depth),
+		csaenv.ProjectRoot+"="+st.ProjectRoot,
+		csaenv.Tool+"="+st.Tool,
+		csaenv.SessionDir+"="+sessionDir,
 	)
 	if st.ParentID != "" {
-		env = append(env, EnvParentSession+"="+st.ParentID)
+		env = append(env, csaenv.ParentSession+"="+st.ParentID)
 	}
 	if st.ParentTool != "" {
-		env = append(env, EnvParentTool+"="+st.ParentTool)
+		env = append(env, csaenv.ParentTool+"="+st.ParentTool)
 	}
 	return env
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -29,23 +30,23 @@ func TestParentFromEnv(t *testing.T) {
 	}{
 		{"unset", map[string]string{}, nil, ""},
 		// The depth holds without a parent id: the limit must not fail open.
-		{"depth without an id", map[string]string{EnvDepth: "5", EnvTool: "codex"}, &Parent{Tool: "codex", Depth: 5}, ""},
-		{"malformed depth without an id", map[string]string{EnvDepth: "garbage", EnvTool: "codex"}, nil, EnvDepth},
-		{"valid", map[string]string{EnvSessionID: testID, EnvDepth: "2", EnvTool: "codex", EnvProjectRoot: "/p"},
+		{"depth without an id", map[string]string{csaenv.Depth: "5", csaenv.Tool: "codex"}, &Parent{Tool: "codex", Depth: 5}, ""},
+		{"malformed depth without an id", map[string]string{csaenv.Depth: "garbage", csaenv.Tool: "codex"}, nil, csaenv.Depth},
+		{"valid", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "2", csaenv.Tool: "codex", csaenv.ProjectRoot: "/p"},
 			&Parent{SessionID: testID, Tool: "codex", Depth: 2, ProjectRoot: "/p"}, ""},
-		{"depth zero", map[string]string{EnvSessionID: testID, EnvDepth: "0"},
+		{"depth zero", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "0"},
 			&Parent{SessionID: testID, Depth: 0}, ""},
-		{"depth missing", map[string]string{EnvSessionID: testID}, nil, EnvDepth},
-		{"depth negative", map[string]string{EnvSessionID: testID, EnvDepth: "-1"}, nil, EnvDepth},
-		{"depth not a number", map[string]string{EnvSessionID: testID, EnvDepth: "two"}, nil, EnvDepth},
-		{"depth fractional", map[string]string{EnvSessionID: testID, EnvDepth: "1.5"}, nil, EnvDepth},
-		{"depth with space", map[string]string{EnvSessionID: testID, EnvDepth: " 1"}, nil, EnvDepth},
-		{"depth overflow", map[string]string{EnvSessionID: testID, EnvDepth: "99999999999999999999"}, nil, EnvDepth},
-		{"id is a prefix", map[string]string{EnvSessionID: testID[:10], EnvDepth: "1"}, nil, EnvSessionID},
-		{"id too long", map[string]string{EnvSessionID: testID + "0", EnvDepth: "1"}, nil, EnvSessionID},
-		{"id path", map[string]string{EnvSessionID: "../../etc/passwd", EnvDepth: "1"}, nil, EnvSessionID},
-		{"id bad char", map[string]string{EnvSessionID: "01HAAAAAAA000000000000000U", EnvDepth: "1"}, nil, EnvSessionID},
-		{"id overflows", map[string]string{EnvSessionID: "81HAAAAAAA0000000000000000", EnvDepth: "1"}, nil, EnvSessionID},
+		{"depth missing", map[string]string{csaenv.SessionID: testID}, nil, csaenv.Depth},
+		{"depth negative", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "-1"}, nil, csaenv.Depth},
+		{"depth not a number", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "two"}, nil, csaenv.Depth},
+		{"depth fractional", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "1.5"}, nil, csaenv.Depth},
+		{"depth with space", map[string]string{csaenv.SessionID: testID, csaenv.Depth: " 1"}, nil, csaenv.Depth},
+		{"depth overflow", map[string]string{csaenv.SessionID: testID, csaenv.Depth: "99999999999999999999"}, nil, csaenv.Depth},
+		{"id is a prefix", map[string]string{csaenv.SessionID: testID[:10], csaenv.Depth: "1"}, nil, csaenv.SessionID},
+		{"id too long", map[string]string{csaenv.SessionID: testID + "0", csaenv.Depth: "1"}, nil, csaenv.SessionID},
+		{"id path", map[string]string{csaenv.SessionID: "../../etc/passwd", csaenv.Depth: "1"}, nil, csaenv.SessionID},
+		{"id bad char", map[string]string{csaenv.SessionID: "01HAAAAAAA000000000000000U", csaenv.Depth: "1"}, nil, csaenv.SessionID},
+		{"id overflows", map[string]string{csaenv.SessionID: "81HAAAAAAA0000000000000000", csaenv.Depth: "1"}, nil, csaenv.SessionID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,13 +88,13 @@ func TestChildEnv(t *testing.T) {
 		"CLAUDECODE=1",
 		"CLAUDE_CODE_ENTRYPOINT=cli",
 		"CLAUDECODE_EXTRA=keep", // only exact names are stripped
-		EnvSessionID + "=01HSTALE000000000000000000",
-		EnvDepth + "=7",
-		EnvProjectRoot + "=/stale",
-		EnvParentSession + "=01HSTALE000000000000000001",
-		EnvTool + "=gemini-cli",
-		EnvParentTool + "=opencode",
-		EnvSessionDir + "=/stale/dir",
+		csaenv.SessionID + "=01HSTALE000000000000000000",
+		csaenv.Depth + "=7",
+		csaenv.ProjectRoot + "=/stale",
+		csaenv.ParentSession + "=01HSTALE000000000000000001",
+		csaenv.Tool + "=gemini-cli",
+		csaenv.ParentTool + "=opencode",
+		csaenv.SessionDir + "=/stale/dir",
 		"FOO=a=b",
 	}
 	baseCopy := append([]string(nil), base...)
@@ -110,8 +111,8 @@ func TestChildEnv(t *testing.T) {
 				ParentID: testParent, ParentTool: "claude-code"},
 			extra: []string{"TOOL_VAR=x"},
 			want: map[string]string{
-				EnvSessionID: testID, EnvDepth: "2", EnvProjectRoot: "/proj", EnvTool: "codex",
-				EnvSessionDir: "/state/" + testID, EnvParentSession: testParent, EnvParentTool: "claude-code",
+				csaenv.SessionID: testID, csaenv.Depth: "2", csaenv.ProjectRoot: "/proj", csaenv.Tool: "codex",
+				csaenv.SessionDir: "/state/" + testID, csaenv.ParentSession: testParent, csaenv.ParentTool: "claude-code",
 				"PATH": "/usr/bin:/bin", "HOME": "/home/u", "CLAUDECODE_EXTRA": "keep", "FOO": "a=b", "TOOL_VAR": "x",
 			},
 			gone: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
@@ -120,10 +121,10 @@ func TestChildEnv(t *testing.T) {
 			name: "root session drops stale parent",
 			st:   &session.State{ID: testID, Depth: 0, ProjectRoot: "/proj", Tool: "opencode"},
 			want: map[string]string{
-				EnvSessionID: testID, EnvDepth: "0", EnvProjectRoot: "/proj", EnvTool: "opencode",
-				EnvSessionDir: "/state/" + testID, "PATH": "/usr/bin:/bin",
+				csaenv.SessionID: testID, csaenv.Depth: "0", csaenv.ProjectRoot: "/proj", csaenv.Tool: "opencode",
+				csaenv.SessionDir: "/state/" + testID, "PATH": "/usr/bin:/bin",
 			},
-			gone: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", EnvParentSession, EnvParentTool},
+			gone: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", csaenv.ParentSession, csaenv.ParentTool},
 		},
 	}
 	for _, tt := range tests {

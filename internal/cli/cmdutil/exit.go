@@ -17,6 +17,12 @@ func FlagError(c *cobra.Command, err error) error {
 // err, which it prints on io's standard error (a JSON error line with
 // asJSON); a Silent error has been explained already.
 func ExitStatus(io *IOStreams, err error, asJSON bool) int {
+	return exitStatus(io, "csa", err, asJSON)
+}
+
+// exitStatus is ExitStatus with the error said by who (a program, or a
+// command path such as "csa-mcp hub") when it is not JSON.
+func exitStatus(io *IOStreams, who string, err error, asJSON bool) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -27,7 +33,7 @@ func ExitStatus(io *IOStreams, err error, asJSON bool) int {
 	if isCobraUsage(err) {
 		err = Usagef("%v", err)
 	}
-	io.PrintError(err, asJSON)
+	io.PrintErrorAs(who, err, asJSON)
 	_, code := Classify(err)
 	return code
 }

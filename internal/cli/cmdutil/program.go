@@ -2,7 +2,6 @@ package cmdutil
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,44 +12,16 @@ import (
 // status: cobra's help and completion; a wrong flag, argument or command
 // is a usage error (exit 2). An error is one line on stderr, "COMMAND
 // PATH: message", or csa's JSON error line when the command that ran has a
-// --json flag and was given it. An error carries its exit status as an
-// *Error or a *Silent; any other is exit 1, the program's own failure.
+// --json flag and was given it; its exit status is csa's (Classify).
 func RunProgram(ctx context.Context, cmd *cobra.Command, args []string, s *IOStreams) int {
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return Usagef("%v (see `%s --help`)", err, c.CommandPath())
-	})
+	cmd.SetFlagErrorFunc(FlagError)
 	cmd.SetArgs(args)
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.ErrOut)
 	ran, err := cmd.ExecuteContextC(ctx)
-	if err == nil {
-		return ExitOK
-	}
-	var silent *Silent
-	if errors.As(err, &silent) {
-		return silent.Exit
-	}
-	s.PrintErrorAs(ran.CommandPath(), err, ran.Flags().Lookup("json") != nil && jsonAsked(args))
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Exit
-	}
-	return ExitFailed
-}
-
-// jsonAsked spots --json in args, whether or not their parsing failed.
-func jsonAsked(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-	}
-	return false
+	return exitStatus(s, ran.CommandPath(), err, ran.Flags().Lookup("json") != nil && JSONRequested(args))
 }
 
 // NoArgs is cobra.NoArgs as a usage error, for the commands of a program
