@@ -3,7 +3,6 @@ package mcpcmd
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,9 +45,7 @@ func hub(f *cmdutil.Factory) (socket, exe string, err error) {
 }
 
 // handOver runs csa-mcp with args in place of csa.
-func handOver(exe string, args ...string) error {
-	return proc.Replace(exe, append([]string{exe}, args...), os.Environ())
-}
+func handOver(args ...string) error { return proc.Program(Program).Become(args...) }
 
 func serveCmd(f *cmdutil.Factory) *cobra.Command {
 	var foreground bool
@@ -70,7 +67,7 @@ func serveCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if foreground {
-				return handOver(exe, "hub", "--socket", socket)
+				return handOver("hub", "--socket", socket)
 			}
 			if err := link.Ensure(cmd.Context(), exe, socket, f.Getenv); err != nil {
 				return err
@@ -107,7 +104,7 @@ backends, each with name, project, definition, state, pid, rss_bytes, clients,
 in_flight, queued, calls, errors and restarts. Exit status 3 when no hub runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			socket, exe, err := hub(f)
+			socket, _, err := hub(f)
 			if err != nil {
 				return err
 			}
@@ -115,7 +112,7 @@ in_flight, queued, calls, errors and restarts. Exit status 3 when no hub runs.`,
 			if f.JSON {
 				args = append(args, "--json")
 			}
-			return handOver(exe, args...)
+			return handOver(args...)
 		},
 	}
 }
@@ -126,11 +123,11 @@ func stopCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Stop the hub and its MCP servers, and wait until they have exited (exit 3: no hub)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			socket, exe, err := hub(f)
+			socket, _, err := hub(f)
 			if err != nil {
 				return err
 			}
-			return handOver(exe, "stop", "--socket", socket)
+			return handOver("stop", "--socket", socket)
 		},
 	}
 }
@@ -146,7 +143,7 @@ agent sees the servers of csa's configuration for the project (--project, defaul
 the project of the current directory), or those named with --only.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			socket, exe, err := hub(f)
+			socket, _, err := hub(f)
 			if err != nil {
 				return err
 			}
@@ -158,7 +155,7 @@ the project of the current directory), or those named with --only.`,
 			if len(only) > 0 {
 				args = append(args, "--only", strings.Join(only, ","))
 			}
-			return handOver(exe, args...)
+			return handOver(args...)
 		},
 	}
 	cmd.Flags().StringSliceVar(&only, "only", nil, "servers to see, comma-separated (default: all)")
