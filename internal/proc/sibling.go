@@ -26,13 +26,6 @@ func Sibling(program string) (string, error) {
 	return "", fmt.Errorf("%s is neither beside %s nor on PATH: it is built with csa (make build, make install)", program, filepath.Base(os.Args[0]))
 }
 
-// BecomeSibling replaces this process with program (found as Sibling
-// finds it) run with args: csa handing a command over to csa-cluster,
-// csa-mcp or csa-ui. It returns only when that cannot be done.
-func BecomeSibling(program string, args ...string) error {
-	return Program(program).Become(args...)
-}
-
 // Program is one of csa's programs installed beside it (csa-cluster,
 // csa-mcp, csa-ui). Its methods are the one way csa starts one: found as
 // Sibling finds it, in its own process group, killed when its caller

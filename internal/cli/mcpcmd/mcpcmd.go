@@ -25,7 +25,7 @@ review. A call made from inside a csa session makes a child of that session.
 The server is csa-mcp, built and installed beside csa (make build, make install).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return proc.BecomeSibling(Program, "server")
+			return proc.Program(Program).Become("server")
 		},
 	}
 }

@@ -89,5 +89,5 @@ The server is csa-ui, built and installed beside csa (make build, make install).
 
 // handOver replaces csa with csa-ui.
 func handOver(args []string) error {
-	return proc.BecomeSibling(Program, args...)
+	return proc.Program(Program).Become(args...)
 }
