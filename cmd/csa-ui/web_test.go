@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -188,6 +189,21 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 	})
 	t.Logf("the page showed the state change %s after csa send", time.Since(start).Round(time.Millisecond))
 
+	// Folding a subtree, and unfolding it.
+	toggle := chromedp.CSS(`tr[data-id="` + f.parent + `"] .toggle`)
+	must(t, chromedp.Do(ctx, chromedp.Click(toggle)))
+	until(t, "the child folded away", func() (bool, string) {
+		got := rows()
+		_, child := got[f.child]
+		return !child, fmt.Sprint(got)
+	})
+	must(t, chromedp.Do(ctx, chromedp.Click(toggle)))
+	until(t, "the child shown again", func() (bool, string) {
+		got := rows()
+		_, child := got[f.child]
+		return child, fmt.Sprint(got)
+	})
+
 	// The filter.
 	must(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#filter"), "stuck")))
 	until(t, "the filter", func() (bool, string) {
@@ -204,7 +220,19 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 		must(t, err)
 		return s
 	}
-	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr[data-id="`+f.needsInput+`"]`))))
+	// A click whose press and release straddle a redraw of the rows (an
+	// update arriving meanwhile, as on a busy machine) still chooses the
+	// row: it was lost, the log never shown.
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(r => [r.left + r.width / 2, r.top + r.height / 2])(document.querySelector('tr[data-id="` + f.needsInput + `"]').getBoundingClientRect())`))
+	must(t, err)
+	mouse := func(typ input.DispatchMouseEventType) {
+		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: at[0], Y: at[1], Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1})
+		must(t, err)
+	}
+	mouse(input.DispatchMouseEventTypeMousePressed)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`render(), true`))
+	must(t, err)
+	mouse(input.DispatchMouseEventTypeMouseReleased)
 	until(t, "the log", func() (bool, string) { s := text("#log"); return strings.Contains(s, "first answer"), s })
 	must(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#send-text"), "echo typed in the page"), chromedp.Click(chromedp.CSS("#send"))))
 	until(t, "the answer in the log", func() (bool, string) {

@@ -102,11 +102,9 @@ function render() {
       const t = document.createElement("span");
       t.className = "toggle";
       t.textContent = kids ? (collapsed.has(r.id) ? "▸" : "▾") : "";
-      t.onclick = (e) => { e.stopPropagation(); collapsed.has(r.id) ? collapsed.delete(r.id) : collapsed.add(r.id); render(); };
       id.append(t, r.id + (kids && collapsed.has(r.id) ? " +" + kids : ""));
       tr.appendChild(id);
       tr.append(cell(r.tool), cell(r.model || ""), cell(age(r.created_at)), cell(mem(r)), cell(tokens(r)), cell(retries(r)), cell(r.last_line || "", "last"));
-      tr.onclick = () => select(r.id);
       return tr;
     }));
   }
@@ -120,6 +118,22 @@ function render() {
     $("kill").disabled = ["done", "failed"].includes(r.class);
   }
 }
+
+// The rows are drawn anew on every update: a click whose press and release
+// straddle a redraw lands on two rows and is lost (it was, on a busy
+// machine), so a row is chosen, or its subtree folded, as the pointer goes
+// down on it.
+$("rows").addEventListener("pointerdown", (e) => {
+  const tr = e.button === 0 && e.target.closest("tr[data-id]");
+  if (!tr) return;
+  const id = tr.dataset.id;
+  if (e.target.closest(".toggle") && e.target.textContent) {
+    collapsed.has(id) ? collapsed.delete(id) : collapsed.add(id);
+    render();
+    return;
+  }
+  select(id);
+});
 
 function select(id) {
   if (selected === id) return;
