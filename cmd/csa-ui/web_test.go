@@ -223,7 +223,7 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 	// A click whose press and release straddle a redraw of the rows (an
 	// update arriving meanwhile, as on a busy machine) still chooses the
 	// row: it was lost, the log never shown.
-	at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(r => [r.left + r.width / 2, r.top + r.height / 2])(document.querySelector('tr[data-id="` + f.needsInput + `"]').getBoundingClientRect())`))
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(r => [r.left + r.width / 2, r.top + r.height / 2])(document.querySelector('tr[data-id="`+f.needsInput+`"]').getBoundingClientRect())`))
 	must(t, err)
 	mouse := func(typ input.DispatchMouseEventType) {
 		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: at[0], Y: at[1], Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1})
