@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/llm"
 	"github.com/csa-dev/csa/internal/testkit/modelserver"
@@ -165,6 +166,10 @@ func TestChoose1MHeader(t *testing.T) {
 			Messages: []llm.Message{llm.UserText("hi")}}, func(llm.Delta) {}); err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
+	}
+	// A request is recorded just after its answer went out.
+	if !srv.Settle(time.Minute) {
+		t.Fatal("the model server is still answering after a minute")
 	}
 	mu.Lock()
 	defer mu.Unlock()
