@@ -42,7 +42,7 @@ func findBuiltin(name string) (builtin, bool) {
 
 // slash runs "/name args" given as a prompt. A built-in runs here: done,
 // with its exit code. A skill or command returns the prompt it sends and
-// the rules it allows for that turn.
+// the rules it allows for that turn, which runs on its model.
 func (s *session) slash(ctx context.Context, name, args string, line bool) (send string, allow []perm.Rule, code int, done bool) {
 	if b, ok := findBuiltin(name); ok {
 		switch {
@@ -73,6 +73,7 @@ func (s *session) slash(ctx context.Context, name, args string, line bool) (send
 		fmt.Fprintf(s.io.Stderr, "csa-agent: /%s is not user-invocable (%s says user-invocable: false)\n", name, sk.Path)
 		return "", nil, exitUsage, true
 	}
+	s.useSkillModel(sk)
 	return sk.Prompt(args, s.id), sk.AllowedTools, 0, false
 }
 

@@ -71,6 +71,7 @@ func providerConf(cfg *config.Config) providers.Conf {
 		c.Providers[name] = providers.ProviderConf{API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers}
 	}
 	c.Timeouts = llm.Timeouts{Request: seconds(cfg.RequestTimeout), Stall: seconds(cfg.StallTimeout)}
+	c.Aliases = providers.Aliases{Any: cfg.Aliases.Any, Provider: cfg.Aliases.Provider}
 	return c
 }
 

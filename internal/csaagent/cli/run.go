@@ -50,8 +50,10 @@ func (s *session) headless(ctx context.Context, prompt string) int {
 // may keep the prompt from the model or add context to it. The loop runs
 // the Stop hooks when the model ends the turn; after any other end they
 // run here, as a program driving csa-agent (csa's classifier) learns from
-// them that the turn is over.
+// them that the turn is over. The next turn starts on the session's
+// model, whatever skill's model this one ran on.
 func (s *session) turn(ctx context.Context, input, send string, allow []perm.Rule) loop.Outcome {
+	defer s.agent.Use(s.main, s.model) // after a skill's model
 	msg := llm.UserText(send)
 	p := s.hooks.UserPromptSubmit(ctx, input)
 	if p.Blocked != "" {

@@ -29,16 +29,25 @@ import (
 
 // session is one conversation being run: its parts, assembled.
 type session struct {
-	o      *options
-	io     IO
-	id     string
-	spec   string // the model as given: provider/model
-	agent  *loop.Agent
-	conv   *store.Conversation
-	hooks  *hooks.Engine
-	env    *tool.Env
-	policy *perm.Policy
-	sink   event.Multi
+	o    *options
+	io   IO
+	id   string
+	spec string // the model as given: provider/model, or an alias
+	// chosen is spec resolved (provider/model), what "inherit" and the
+	// aliases of agents and skills are taken against; main is its
+	// provider, which each turn starts on.
+	chosen string
+	main   llm.Provider
+	model  string
+	conf   providers.Conf
+	// retries is the config's max_retries, for the other models' providers.
+	retries int
+	agent   *loop.Agent
+	conv    *store.Conversation
+	hooks   *hooks.Engine
+	env     *tool.Env
+	policy  *perm.Policy
+	sink    event.Multi
 	// result is the last main-agent result, for --output-format json.
 	result    *event.Event
 	compactor *compact.Compactor
@@ -63,11 +72,13 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, usageError{err}
 	}
 	s := &session{o: o, io: sio}
-	s.spec = firstOf(o.model, sio.Getenv(csaenv.AgentModel), cfg.Model)
+	configured := []string{o.model, sio.Getenv(csaenv.AgentModel), cfg.Model}
+	s.spec = firstOf(configured...)
 	if s.spec == "" {
 		return nil, usagef("no model: give --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set model in %s", config.Path(sio.Getenv))
 	}
-	prov, model, err := providers.Resolve(s.spec, providerConf(cfg), sio.Getenv)
+	s.conf, s.retries = providerConf(cfg), cfg.MaxRetries
+	choice, err := providers.Choose(s.spec, homeModel(configured), s.conf, sio.Getenv)
 	var noKey *providers.MissingKeyError
 	switch {
 	case errors.As(err, &noKey):
@@ -75,6 +86,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	case err != nil:
 		return nil, usageError{err}
 	}
+	prov, model := choice.Provider, choice.Model
+	s.chosen = choice.Spec
 	project := prompt.ProjectRoot(sio.Cwd)
 	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project)
 	if err != nil {
@@ -106,7 +119,11 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
-	ms := cfg.ModelSettings(s.spec, model)
+	s.main, s.model = retrying, model
+	ms := cfg.ModelSettings(s.chosen, model)
+	if ms.ContextWindow == 0 && choice.Context1M {
+		ms.ContextWindow = window1M
+	}
 	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
 	system := func(extra string) string {
@@ -126,11 +143,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Tools:       all,
 		System:      system,
 		ResolveModel: func(spec string) (llm.Provider, string, error) {
-			p, m, err := providers.Resolve(spec, providerConf(cfg), sio.Getenv)
-			if err != nil {
-				return nil, "", err
-			}
-			return &llm.Retrying{Provider: p, MaxRetries: cfg.MaxRetries, OnRetry: s.onRetry}, m, nil
+			c, err := s.choose(spec)
+			return c.Provider, c.Model, err
 		},
 		Compactor: func(string) loop.Compactor { return s.compactor },
 		MaxTurns:  firstInt(o.maxTurns, cfg.MaxTurns),

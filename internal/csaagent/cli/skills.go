@@ -19,15 +19,15 @@ func loadSkills(sio IO, projectRoot string) *skills.Set {
 }
 
 // withSkillTool offers the model-invocable skills through the Skill tool,
-// whose loading of a skill allows its allowed-tools for the rest of the
-// turn; without any, the model is not shown the tool.
+// whose loading of a skill allows its allowed-tools and uses its model for
+// the rest of the turn; without any, the model is not shown the tool.
 func (s *session) withSkillTool(all []tool.Tool) []tool.Tool {
 	if !contains(names(all), "Skill") {
 		return all // denied by --disallowedTools
 	}
 	offered := s.skills.ModelInvocable()
 	if len(offered) > 0 {
-		return tools.With(all, skills.NewTool(offered, s.id, s.policy.Grant))
+		return tools.With(all, skills.NewTool(offered, s.id, s.skillLoaded))
 	}
 	var out []tool.Tool
 	for _, t := range all {

@@ -143,13 +143,14 @@ func (l *live) Run(ctx context.Context, input string, sink event.Sink, approve t
 }
 
 // expandSkill turns "/name args" naming a user-invocable skill or command
-// into its prompt and the rules it allows. A front end's client shows its
+// into its prompt and the rules it allows, and the turn to its model. A front end's client shows its
 // own commands: csa-agent's built-ins, which write to the terminal, and
 // unknown names go to the model as written.
 func (s *session) expandSkill(input string) (send string, allow []perm.Rule) {
 	if name, args, ok := skills.Invocation(input); ok {
 		if _, builtin := findBuiltin(name); !builtin {
 			if sk, ok := s.skills.Lookup(name); ok && sk.UserInvocable {
+				s.useSkillModel(sk)
 				return sk.Prompt(args, s.id), sk.AllowedTools
 			}
 		}

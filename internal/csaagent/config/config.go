@@ -1,6 +1,6 @@
 // Package config reads csa-agent's configuration file: the default model,
-// providers beyond the built-in ones, permission rules, and per-model
-// context windows for compaction.
+// providers beyond the built-in ones, model aliases, permission rules, and
+// per-model context windows for compaction.
 package config
 
 import (
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -39,6 +40,12 @@ type Config struct {
 
 	Providers map[string]Provider `toml:"providers"`
 	Models    map[string]Model    `toml:"models"`
+
+	// ModelAliases is [model_aliases] as written: alias = "provider/model"
+	// for any provider, and [model_aliases.PROVIDER] tables of alias =
+	// "model" for one; Aliases is it checked.
+	ModelAliases map[string]any `toml:"model_aliases"`
+	Aliases      Aliases        `toml:"-" json:"-"`
 
 	// MCP servers of the user scope, beside ~/.claude.json's, and the
 	// names of servers of any scope not to start.
@@ -79,6 +86,38 @@ type Model struct {
 	CompactAt     float64 `toml:"compact_at"` // fraction of the window; default 0.8
 }
 
+// Aliases are Claude Code's model names (sonnet, opus, haiku, or any
+// other) mapped to models, keys in lower case as they are matched.
+type Aliases struct {
+	Any      map[string]string            // alias = "provider/model"
+	Provider map[string]map[string]string // [PROVIDER] alias = "model"
+}
+
+// aliases checks [model_aliases]: string values, or tables of them.
+func (c *Config) aliases() error {
+	a := Aliases{Any: map[string]string{}, Provider: map[string]map[string]string{}}
+	for k, v := range c.ModelAliases {
+		switch v := v.(type) {
+		case string:
+			a.Any[strings.ToLower(k)] = v
+		case map[string]any:
+			table := map[string]string{}
+			for alias, m := range v {
+				s, ok := m.(string)
+				if !ok {
+					return fmt.Errorf("model_aliases.%s.%s: want a model name, not %T", k, alias, m)
+				}
+				table[strings.ToLower(alias)] = s
+			}
+			a.Provider[k] = table
+		default:
+			return fmt.Errorf("model_aliases.%s: want a model spec or a table of a provider's aliases, not %T", k, v)
+		}
+	}
+	c.Aliases = a
+	return nil
+}
+
 // Path is the config file: $CSA_AGENT_CONFIG, else
 // $XDG_CONFIG_HOME/csa-agent/config.toml (~/.config when unset).
 func Path(getenv func(string) string) string {
@@ -108,6 +147,9 @@ func Load(path string) (*Config, error) {
 		if errors.As(err, &strict) {
 			return nil, fmt.Errorf("%s: unknown keys:\n%s", path, strict.String())
 		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.aliases(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &c, nil

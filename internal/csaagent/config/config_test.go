@@ -50,3 +50,28 @@ matcher = "Bash"
 		t.Fatalf("hooks %+v", c.Hooks)
 	}
 }
+
+func TestModelAliases(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(p, []byte(`
+[model_aliases]
+Sonnet = "openai/gpt-5.5"
+[model_aliases.ollama]
+haiku = "qwen3:4b"
+OPUS = "qwen3:32b"
+`), 0o644)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Aliases
+	if a.Any["sonnet"] != "openai/gpt-5.5" || a.Provider["ollama"]["haiku"] != "qwen3:4b" || a.Provider["ollama"]["opus"] != "qwen3:32b" || len(a.Any) != 1 {
+		t.Fatalf("aliases %+v", a)
+	}
+	for _, bad := range []string{"[model_aliases]\nsonnet = 4\n", "[model_aliases.openai]\nsonnet = [\"a\"]\n"} {
+		os.WriteFile(p, []byte(bad), 0o644)
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "model_aliases.") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -123,8 +123,21 @@ func (a *Agent) LastUsage() llm.Usage {
 	return a.last
 }
 
-// Config returns the agent's configuration (subagents start from it).
-func (a *Agent) Config() Config { return a.cfg }
+// Config returns the agent's configuration (subagents start from it),
+// with the provider and model in use.
+func (a *Agent) Config() Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg
+}
+
+// Use sends the requests that follow to p and model, until the next Use:
+// a skill's model for the rest of its turn.
+func (a *Agent) Use(p llm.Provider, model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Provider, a.cfg.Model = p, model
+}
 
 func (a *Agent) append(m llm.Message) {
 	a.mu.Lock()

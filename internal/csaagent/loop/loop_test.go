@@ -20,6 +20,7 @@ type scripted struct {
 	mu      sync.Mutex
 	answers []llm.Message
 	seen    [][]llm.Message
+	models  []string
 }
 
 func (s *scripted) Name() string { return "scripted" }
@@ -28,6 +29,7 @@ func (s *scripted) Stream(ctx context.Context, req *llm.Request, on func(llm.Del
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = append(s.seen, req.Messages)
+	s.models = append(s.models, req.Model)
 	if len(s.answers) == 0 {
 		return nil, fmt.Errorf("no more answers")
 	}
@@ -222,5 +224,37 @@ func TestMaxTurnsAndUnknownTool(t *testing.T) {
 	}
 	if r := a.Messages()[2].Content[0]; !r.IsError || r.Content != `no tool named "Nope"` {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// switcher is a tool that makes its agent use another provider and model,
+// as loading a skill with a model of its own does.
+type switcher struct {
+	probe
+	to    llm.Provider
+	model string
+	agent **Agent
+}
+
+func (s *switcher) Run(context.Context, *tool.Env, json.RawMessage) (tool.Result, error) {
+	(*s.agent).Use(s.to, s.model)
+	return tool.Result{Output: "switched"}, nil
+}
+
+func TestUseSwitchesTheRequestsThatFollow(t *testing.T) {
+	first := &scripted{answers: []llm.Message{answer(use("1", "Switch", `{}`))}}
+	second := &scripted{answers: []llm.Message{answer(text("done"))}}
+	var a *Agent
+	sw := &switcher{probe: probe{name: "Switch"}, to: second, model: "m2", agent: &a}
+	a = New(Config{Provider: first, Model: "m1", Tools: []tool.Tool{sw}}, nil)
+	out := a.Run(context.Background(), llm.UserText("go"))
+	if out.End != EndDone || out.Text != "done" {
+		t.Fatalf("outcome %+v", out)
+	}
+	if fmt.Sprint(first.models, second.models) != "[m1] [m2]" {
+		t.Fatalf("models %v then %v", first.models, second.models)
+	}
+	if c := a.Config(); c.Provider != second || c.Model != "m2" {
+		t.Fatalf("config after the switch: %v %s", c.Provider, c.Model)
 	}
 }

@@ -137,11 +137,12 @@ func (a *Agent) loop(ctx context.Context) Outcome {
 // the text received so far is kept (tool calls that never completed are
 // not: they would have no results).
 func (a *Agent) request(ctx context.Context) (*llm.Response, error) {
-	a.emit(event.Event{Kind: event.TurnStart, Model: a.cfg.Model})
-	req := &llm.Request{Model: a.cfg.Model, System: a.cfg.System, Messages: a.Messages(),
-		Tools: a.specs(), MaxTokens: a.cfg.MaxTokens, Effort: a.cfg.Effort}
+	cfg := a.Config()
+	a.emit(event.Event{Kind: event.TurnStart, Model: cfg.Model})
+	req := &llm.Request{Model: cfg.Model, System: cfg.System, Messages: a.Messages(),
+		Tools: a.specs(), MaxTokens: cfg.MaxTokens, Effort: cfg.Effort}
 	var partial string
-	resp, err := a.cfg.Provider.Stream(ctx, req, func(d llm.Delta) {
+	resp, err := cfg.Provider.Stream(ctx, req, func(d llm.Delta) {
 		switch d.Kind {
 		case llm.DeltaText:
 			partial += d.Text

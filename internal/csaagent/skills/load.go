@@ -40,7 +40,8 @@ type Skill struct {
 	// AllowedTools are allowed without asking while it runs (the turn
 	// it was invoked in).
 	AllowedTools []perm.Rule
-	// Model is read but not applied: a turn runs on the session's model.
+	// Model, when set, is the model (a spec or Claude Code's alias) the
+	// rest of the turn runs on once the skill is invoked or loaded.
 	Model string
 	// UserInvocable: "/name" runs it (front matter user-invocable).
 	UserInvocable bool

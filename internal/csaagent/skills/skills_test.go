@@ -155,7 +155,7 @@ func TestTool(t *testing.T) {
 	rules, _ := perm.ParseRules([]string{"Bash(make:*)"})
 	var granted []perm.Rule
 	tl := NewTool([]Skill{{Name: "deploy", Kind: KindSkill, Description: "Deploys the app.", Dir: "/s/deploy", Body: "Run make deploy $ARGUMENTS", AllowedTools: rules}},
-		"sid", func(r []perm.Rule) { granted = append(granted, r...) })
+		"sid", func(sk Skill) { granted = append(granted, sk.AllowedTools...) })
 	if d := tl.Description(); !strings.Contains(d, "- deploy: Deploys the app.\n") {
 		t.Errorf("description does not list the skill:\n%s", d)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 )
 
@@ -17,14 +16,15 @@ import (
 type Tool struct {
 	offered   []Skill
 	sessionID string
-	grant     func([]perm.Rule)
+	loaded    func(Skill)
 }
 
 // NewTool is the Skill tool offering list (ModelInvocable skills) to the
-// session sessionID; grant, when set, is given a loaded skill's
-// allowed-tools (the session allows them for the rest of the turn).
-func NewTool(list []Skill, sessionID string, grant func([]perm.Rule)) *Tool {
-	return &Tool{offered: append([]Skill(nil), list...), sessionID: sessionID, grant: grant}
+// session sessionID; loaded, when set, is given each skill loaded (the
+// session allows its allowed-tools and uses its model for the rest of the
+// turn).
+func NewTool(list []Skill, sessionID string, loaded func(Skill)) *Tool {
+	return &Tool{offered: append([]Skill(nil), list...), sessionID: sessionID, loaded: loaded}
 }
 
 func (*Tool) Name() string { return "Skill" }
@@ -73,8 +73,8 @@ func (t *Tool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.
 	name := strings.TrimPrefix(strings.TrimSpace(in.Skill), "/")
 	for _, sk := range t.offered {
 		if sk.Name == name {
-			if t.grant != nil && len(sk.AllowedTools) > 0 {
-				t.grant(sk.AllowedTools)
+			if t.loaded != nil {
+				t.loaded(sk)
 			}
 			return tool.Result{Output: sk.Prompt(in.Args, t.sessionID)}, nil
 		}

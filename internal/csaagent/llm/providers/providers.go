@@ -18,6 +18,8 @@ type Conf struct {
 	// new one needs API and, for chat, BaseURL).
 	Providers map[string]ProviderConf `toml:"providers"`
 	Timeouts  llm.Timeouts            `toml:"timeouts"`
+	// Aliases add to or override the built-in model aliases (Expand).
+	Aliases Aliases `toml:"-"`
 }
 
 // ProviderConf configures one provider; empty fields keep the built-in's.
@@ -65,19 +67,62 @@ func New(name string, cfg Config) (llm.Provider, error) {
 }
 
 // Resolve makes the provider and model of a model spec: "provider/model"
-// (the provider built in or configured) or a bare model whose provider
-// its name tells (claude*, gpt*, o1*, o3*, o4*, codex*, gemini*).
+// (the provider built in or configured), a bare model whose provider its
+// name tells (claude*, gpt*, o1*, o3*, o4*, codex*, gemini*), or one of
+// Claude Code's names (Expand) with no session to inherit from.
 func Resolve(modelSpec string, conf Conf, getenv func(string) string) (llm.Provider, string, error) {
-	name, model, err := split(modelSpec, conf)
+	c, err := Choose(modelSpec, "", conf, getenv)
+	return c.Provider, c.Model, err
+}
+
+// Choice is a model spec resolved: the provider to ask and the model id
+// to send it.
+type Choice struct {
+	Provider llm.Provider
+	Model    string
+	// Spec is what the spec was expanded to (provider/model, or a bare
+	// model), for per-model settings.
+	Spec string
+	// Context1M: "[1m]" asked for the 1M-token context window; an
+	// Anthropic API provider sends Beta1M for it, others ignore it.
+	Context1M bool
+}
+
+// Choose resolves spec as Resolve does, with "inherit" and the aliases
+// taken against session, the spec of the session's model ("" for none).
+func Choose(spec, session string, conf Conf, getenv func(string) string) (Choice, error) {
+	e, err := Expand(spec, session, conf, getenv)
 	if err != nil {
-		return nil, "", err
+		return Choice{}, err
+	}
+	name, model, err := split(e.Spec, conf)
+	if err != nil {
+		return Choice{}, err
 	}
 	cfg, err := configure(name, conf, getenv)
 	if err != nil {
-		return nil, "", err
+		return Choice{}, err
+	}
+	if e.Context1M && cfg.API == APIAnthropic {
+		cfg.Headers = withBeta(cfg.Headers, Beta1M)
 	}
 	p, err := New(name, cfg)
-	return p, model, err
+	return Choice{Provider: p, Model: model, Spec: e.Spec, Context1M: e.Context1M}, err
+}
+
+// withBeta is headers with beta added to its anthropic-beta list; the
+// map given is left as it is (it is the config's).
+func withBeta(headers map[string]string, beta string) map[string]string {
+	out := map[string]string{}
+	for k, v := range headers {
+		if strings.EqualFold(k, "anthropic-beta") {
+			beta = v + "," + beta
+			continue
+		}
+		out[k] = v
+	}
+	out["anthropic-beta"] = beta
+	return out
 }
 
 // split takes the provider off a model spec. Only the first slash counts:
