@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -200,11 +201,27 @@ func dropComments(doc ast.Node, src []byte) string {
 		}
 		b.Write(src[last:start])
 		// A block of nothing but comments goes, white space and all.
-		if rest := htmlComment.ReplaceAllString(string(src[start:stop]), ""); strings.TrimSpace(rest) != "" {
+		rest := htmlComment.ReplaceAllString(string(src[start:stop]), "")
+		if strings.TrimSpace(rest) != "" {
 			b.WriteString(rest)
+		} else {
+			stop = afterBlankLines(src, stop)
 		}
 		last = stop
 	}
 	b.Write(src[last:])
 	return b.String()
+}
+
+// afterBlankLines skips the blank lines from i on: a markdown lexer counts
+// them into the block before, so they go with a dropped comment.
+func afterBlankLines(src []byte, i int) int {
+	for i < len(src) {
+		nl := bytes.IndexByte(src[i:], '\n')
+		if nl < 0 || len(bytes.TrimSpace(src[i:i+nl])) != 0 {
+			return i
+		}
+		i += nl + 1
+	}
+	return i
 }
