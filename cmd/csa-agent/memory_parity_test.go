@@ -77,10 +77,32 @@ func TestMemoryParityWithClaudeCode(t *testing.T) {
 	}
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo", "sub")
 
+	paths := compareMemory(t, claude, dir, home, cwd, false)
+	if len(paths) < 12 || !slices.Contains(paths, "repo/sub/hops/hop4.md") || slices.Contains(paths, "repo/sub/hops/hop5.md") ||
+		slices.Contains(paths, "repo/sub/never.md") || slices.Contains(paths, "repo/.claude/rules/scoped.md") ||
+		slices.Contains(paths, "repo/docs/style.md") || !slices.Contains(paths, "repo/CLAUDE.local.md") {
+		t.Fatalf("unexpected memory files %q", paths)
+	}
+	// Once the user let the project import files from outside the working
+	// directory (Claude Code asks), both read them.
+	paths = compareMemory(t, claude, dir, home, cwd, true)
+	if !slices.Contains(paths, "repo/docs/style.md") || !slices.Contains(paths, "home/notes/project-extra.md") {
+		t.Fatalf("approved external imports not read: %q", paths)
+	}
+}
+
+// compareMemory runs both programs and fails unless they sent the same
+// memory; it returns the files' paths relative to dir. approve records
+// the user's approval of external imports for the repository.
+func compareMemory(t *testing.T, claude, dir, home, cwd string, approve bool) []string {
+	t.Helper()
 	claudeMem := memorySent(t, home, cwd, func(url string) *exec.Cmd {
 		env, err := devenv.Prepare(home, url, devenv.Options{Programs: []string{"claude"}, Trusted: []string{cwd}, Retries: 0})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if approve {
+			approveExternalImports(t, filepath.Join(home, ".claude.json"), filepath.Join(dir, "repo"))
 		}
 		cmd := exec.Command(claude, "-p", "memory parity", "--max-turns", "1")
 		cmd.Env = devenv.Merge(cleanEnv(), append(env, "HOME="+home, "PWD="+cwd))
@@ -93,21 +115,37 @@ func TestMemoryParityWithClaudeCode(t *testing.T) {
 			"CSA_AGENT_MODEL=anthropic/claude-test")
 		return cmd
 	}, agentBlocks)
-
-	if !slices.EqualFunc(claudeMem, agentMem, func(a, b block) bool { return a == b }) {
+	if !slices.Equal(claudeMem, agentMem) {
 		t.Fatalf("memory differs:\nclaude:    %q\ncsa-agent: %q", claudeMem, agentMem)
 	}
-	// The fixture's own expectations, so that both cannot agree on nothing.
 	var paths []string
 	for _, b := range claudeMem {
 		rel, _ := filepath.Rel(dir, b.path)
 		paths = append(paths, rel)
 	}
-	t.Logf("memory files: %q", paths)
-	if len(paths) < 12 || !slices.Contains(paths, "repo/sub/hops/hop4.md") || slices.Contains(paths, "repo/sub/hops/hop5.md") ||
-		slices.Contains(paths, "repo/sub/never.md") || slices.Contains(paths, "repo/.claude/rules/scoped.md") ||
-		slices.Contains(paths, "repo/docs/style.md") || !slices.Contains(paths, "repo/CLAUDE.local.md") {
-		t.Fatalf("unexpected memory files %q", paths)
+	t.Logf("memory files (external imports approved: %v): %q", approve, paths)
+	return paths
+}
+
+// approveExternalImports records in ~/.claude.json what Claude Code's
+// dialog records when the user allows a project's external imports.
+func approveExternalImports(t *testing.T, claudeJSON, project string) {
+	t.Helper()
+	data, err := os.ReadFile(claudeJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	projects, _ := doc["projects"].(map[string]any)
+	projects[project] = map[string]any{"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(claudeJSON, data, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
