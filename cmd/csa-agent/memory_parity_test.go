@@ -54,6 +54,10 @@ var memoryFixture = map[string]string{
 	"repo/sub/hops/hop3.md":          "hop 3 @hop4.md",
 	"repo/sub/hops/hop4.md":          "hop 4 @hop5.md",
 	"repo/sub/hops/hop5.md":          "hop 5 @hop1.md",
+	"repo/.claude/rules/zeta.md":     "zeta rule",
+	"repo/.claude/rules/mid.md":      "mid rule",
+	"repo/.claude/rules/alpha/x.md":  "alpha rule",
+	"repo/.claude/rules/beta.md":     "beta rule",
 	"repo/sub/.claude/rules/deep.md": "deep rule",
 }
 

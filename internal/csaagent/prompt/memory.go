@@ -106,7 +106,7 @@ func (m *memory) load(path string, o origin, depth int) []file {
 }
 
 // rules reads a rules directory's *.md files, sub-directories included,
-// in name order. A rule whose front matter names paths: applies only to
+// in the directory's own order, as Claude Code does. A rule whose front matter names paths: applies only to
 // those files; Claude Code reads it when such a file is touched, so it is
 // left out here.
 func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
@@ -119,7 +119,7 @@ func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
 		return nil
 	}
 	visited[real] = true
-	entries, err := os.ReadDir(real)
+	entries, err := readDirUnsorted(real)
 	if err != nil {
 		return nil
 	}
@@ -147,6 +147,17 @@ func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
 		}
 	}
 	return out
+}
+
+// readDirUnsorted lists a directory in the order the file system keeps
+// it (os.ReadDir would sort by name; Claude Code does not).
+func readDirUnsorted(dir string) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // readMemory reads a regular text file of at most maxMemoryBytes. Its

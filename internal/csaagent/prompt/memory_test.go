@@ -142,9 +142,18 @@ func TestLocalFileRulesAndTheWalkFromTheTop(t *testing.T) {
 	home := t.TempDir()
 	write(t, filepath.Join(home, ".claude", "rules", "u.md"), "user rule")
 
-	want(t, loaded(home, cwd, false, top), filepath.Join(home, ".claude", "rules", "u.md"), "CLAUDE.md",
-		"repo/CLAUDE.md", "repo/.claude/CLAUDE.md", "repo/.claude/rules/a.md", "repo/.claude/rules/b.md",
-		"repo/.claude/rules/everywhere.md", "repo/.claude/rules/go/style.md", "repo/CLAUDE.local.md", "repo/sub/CLAUDE.local.md")
+	// Rules come in the directory's order, as Claude Code reads them.
+	var rules []string
+	for _, e := range readDirOrder(t, filepath.Join(proj, ".claude", "rules")) {
+		switch e {
+		case "a.md", "b.md", "everywhere.md":
+			rules = append(rules, "repo/.claude/rules/"+e)
+		case "go":
+			rules = append(rules, "repo/.claude/rules/go/style.md")
+		}
+	}
+	want(t, loaded(home, cwd, false, top), append(append([]string{filepath.Join(home, ".claude", "rules", "u.md"), "CLAUDE.md",
+		"repo/CLAUDE.md", "repo/.claude/CLAUDE.md"}, rules...), "repo/CLAUDE.local.md", "repo/sub/CLAUDE.local.md")...)
 	if got := textOf(home, cwd, filepath.Join(proj, ".claude", "rules", "a.md")); got != "rule a" {
 		t.Fatalf("front matter kept: %q", got)
 	}
@@ -174,4 +183,19 @@ func TestExternalImportsApprovalIsReadFromClaudeJSON(t *testing.T) {
 		ExternalImportsApproved(path, "/p/other") || ExternalImportsApproved(filepath.Join(dir, "none"), "/p/yes") {
 		t.Fatal("approval misread")
 	}
+}
+
+// readDirOrder lists dir's names in the file system's order (ls -U).
+func readDirOrder(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
