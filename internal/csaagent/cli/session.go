@@ -126,9 +126,10 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	}
 	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
+	externalImports := prompt.ExternalImportsApproved(mcp.ClaudeJSON(sio.Getenv("HOME"), sio.Getenv), project)
 	system := func(extra string) string {
 		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
-			Mode: string(s.policy.Mode()), Extra: extra})
+			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra})
 	}
 	defs, err := subagent.Load(sio.Getenv("HOME"), project)
 	if err != nil {

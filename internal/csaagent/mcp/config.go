@@ -113,7 +113,7 @@ func Load(src Sources) (servers []Server, warnings []error, err error) {
 		add(list)
 	}
 	if !src.Strict {
-		claude := claudeJSON(src.Home, src.Getenv)
+		claude := ClaudeJSON(src.Home, src.Getenv)
 		add(warn(readClaudeJSON(claude, src.ProjectRoot, ScopeLocal, src.Getenv)))
 		for _, dir := range upTo(src.Cwd, src.ProjectRoot) {
 			add(warn(readFile(filepath.Join(dir, ".mcp.json"), ScopeProject, src.Getenv)))
@@ -140,8 +140,8 @@ func Load(src Sources) (servers []Server, warnings []error, err error) {
 	return servers, warnings, nil
 }
 
-// claudeJSON is Claude Code's user file.
-func claudeJSON(home string, getenv func(string) string) string {
+// ClaudeJSON is Claude Code's user file ($CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json).
+func ClaudeJSON(home string, getenv func(string) string) string {
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return filepath.Join(d, ".claude.json")
 	}

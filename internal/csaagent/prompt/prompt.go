@@ -5,19 +5,10 @@ package prompt
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 )
-
-// Instruction files, read from the user's home and from the project root
-// down to the working directory (the nearer file last, so it wins).
-var instructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
-
-// maxInstructionBytes keeps one runaway file from filling the context.
-const maxInstructionBytes = 64 << 10
 
 // Env is what the prompt says about the environment.
 type Env struct {
@@ -26,6 +17,9 @@ type Env struct {
 	Roots []string
 	Now   time.Time
 	Mode  string // permission mode
+	// ExternalImports lets the project's memory files import files
+	// outside Cwd, as Claude Code does once the user approved it.
+	ExternalImports bool
 	// Extra is appended last (a subagent's own instructions).
 	Extra string
 }
@@ -60,7 +54,7 @@ func Build(e Env) string {
 		fmt.Fprintf(&b, "Permission mode: %s\n", e.Mode)
 	}
 	b.WriteString("</env>\n")
-	for _, f := range instructions(e.Home, root, e.Cwd) {
+	for _, f := range memoryFiles(e.Home, e.Cwd, e.ExternalImports) {
 		fmt.Fprintf(&b, "\nInstructions from %s:\n<instructions>\n%s\n</instructions>\n", f.path, f.text)
 	}
 	if e.Extra != "" {
@@ -69,52 +63,8 @@ func Build(e Env) string {
 	return b.String()
 }
 
-type file struct{ path, text string }
-
-// instructions reads the instruction files: the user's (~/.claude/CLAUDE.md,
-// ~/.config/csa-agent/AGENTS.md), then each directory from the project root
-// (or cwd without one) down to cwd.
-func instructions(home, root, cwd string) []file {
-	var paths []string
-	if home != "" {
-		paths = append(paths, filepath.Join(home, ".claude", "CLAUDE.md"), filepath.Join(home, ".config", "csa-agent", "AGENTS.md"))
-	}
-	for _, dir := range chain(root, cwd) {
-		for _, name := range instructionFiles {
-			paths = append(paths, filepath.Join(dir, name))
-		}
-	}
-	var out []file
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
-			continue
-		}
-		if len(data) > maxInstructionBytes {
-			data = append(data[:maxInstructionBytes], "\n(truncated)"...)
-		}
-		out = append(out, file{p, strings.TrimSpace(string(data))})
-	}
-	return out
-}
-
-// chain lists root, then each directory below it down to cwd.
-func chain(root, cwd string) []string {
-	if root == "" {
-		return []string{cwd}
-	}
-	rel, err := filepath.Rel(root, cwd)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return []string{cwd}
-	}
-	dirs := []string{root}
-	if rel == "." {
-		return dirs
-	}
-	cur := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		dirs = append(dirs, cur)
-	}
-	return dirs
+// file is one memory file's text; scoped marks a rule limited to paths.
+type file struct {
+	path, text string
+	scoped     bool
 }
