@@ -53,39 +53,57 @@ func Builtin() Definition {
 	}
 }
 
-// Dirs are the directories definitions are read from, in order (later ones
-// override earlier ones by name): the user's ~/.claude/agents, then the
-// project's .claude/agents and .csa/agents. An empty home or project root
-// leaves its directories out.
-func Dirs(home, projectRoot string) []string {
+// ManagedDir is where an organisation's definitions are (Claude Code's
+// managed settings folder, /etc/claude-code, then .claude/agents).
+const ManagedDir = "/etc/claude-code/.claude/agents"
+
+// Sources are the folders definitions are read from. Any may be "".
+type Sources struct {
+	// Managed is the organisation's folder (ManagedDir; a test's own).
+	Managed string
+	// Home is the user's home (~/.claude/agents).
+	Home string
+	// ProjectRoot is the project's root (.claude/agents, .csa/agents).
+	ProjectRoot string
+}
+
+// Dirs are the directories definitions are read from, in Claude Code's
+// order of precedence, lowest first (a later one's definition replaces an
+// earlier one's of the same name): the user's ~/.claude/agents, the
+// project's .claude/agents and csa's .csa/agents, then the managed
+// folder, which wins over all, as Claude Code's policy does.
+func (src Sources) Dirs() []string {
 	var dirs []string
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".claude", "agents"))
+	if src.Home != "" {
+		dirs = append(dirs, filepath.Join(src.Home, ".claude", "agents"))
 	}
-	if projectRoot != "" {
-		dirs = append(dirs, filepath.Join(projectRoot, ".claude", "agents"), filepath.Join(projectRoot, ".csa", "agents"))
+	if src.ProjectRoot != "" {
+		dirs = append(dirs, filepath.Join(src.ProjectRoot, ".claude", "agents"), filepath.Join(src.ProjectRoot, ".csa", "agents"))
+	}
+	if src.Managed != "" {
+		dirs = append(dirs, src.Managed)
 	}
 	return dirs
 }
 
-// Load reads the definitions of Dirs(home, projectRoot): the built-in
-// general-purpose one first, then every *.md file of each directory in
-// name order, a later definition replacing an earlier one of the same
-// name. Missing directories are skipped. A file that cannot be read or
-// parsed is left out and named in the error, which joins all such
-// failures; the definitions returned are the good ones, so a caller may
-// warn and go on.
-func Load(home, projectRoot string) ([]Definition, error) {
+// Load reads the definitions of src.Dirs(): the built-in general-purpose
+// one first, then every *.md file under each directory, in subfolders at
+// any depth as Claude Code reads them (.claude/agents/team/x.md), in path
+// order, a later definition replacing an earlier one of the same name.
+// Missing directories are skipped, and so is a file whose front matter
+// names no agent (a README beside the definitions), as Claude Code skips
+// it. A file that cannot be read or parsed is left out and named in the
+// error, which joins all such failures; the definitions returned are the
+// good ones, so a caller may warn and go on.
+func Load(src Sources) ([]Definition, error) {
 	defs := []Definition{Builtin()}
 	index := map[string]int{GeneralPurpose: 0}
 	var errs []error
-	for _, dir := range Dirs(home, projectRoot) {
-		names, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	for _, dir := range src.Dirs() {
+		names, err := markdownFiles(dir)
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		sort.Strings(names)
 		for _, p := range names {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -93,6 +111,9 @@ func Load(home, projectRoot string) ([]Definition, error) {
 				continue
 			}
 			d, err := Parse(p, data)
+			if errors.Is(err, errNoName) {
+				continue
+			}
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -108,6 +129,46 @@ func Load(home, projectRoot string) ([]Definition, error) {
 	return defs, errors.Join(errs...)
 }
 
+// markdownFiles lists the *.md files under dir at any depth, following
+// symbolic links as Claude Code does, sorted; a missing dir has none.
+func markdownFiles(dir string) ([]string, error) {
+	var out []string
+	var errs []error
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(d string) {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil || seen[real] { // a missing folder, or a link loop
+			return
+		}
+		seen[real] = true
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("subagent definitions %s: %w", d, err))
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			st, err := os.Stat(p) // through a link
+			switch {
+			case err != nil:
+				continue
+			case st.IsDir():
+				walk(p)
+			case st.Mode().IsRegular() && strings.HasSuffix(e.Name(), ".md"):
+				out = append(out, p)
+			}
+		}
+	}
+	walk(dir)
+	sort.Strings(out)
+	return out, errors.Join(errs...)
+}
+
+// errNoName is a file whose front matter names no agent: not a
+// definition, so Load skips it.
+var errNoName = errors.New("no name in the front matter")
+
 // Parse reads one definition file; path is for messages and Path. The
 // front matter is read by package frontmatter; unknown keys (color...) are
 // ignored.
@@ -116,6 +177,9 @@ func Parse(path string, data []byte) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	fm, body, err := frontmatter.Split(data)
+	if errors.Is(err, frontmatter.ErrNone) {
+		return Definition{}, fmt.Errorf("subagent definition %s: %w (%w)", path, err, errNoName)
+	}
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -150,7 +214,7 @@ func Parse(path string, data []byte) (Definition, error) {
 	}
 	switch {
 	case d.Name == "":
-		return bad("no name in the front matter")
+		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, errNoName)
 	case strings.ContainsAny(d.Name, " \t/\\"):
 		return bad("name %q must be one word (letters, digits, - and _)", d.Name)
 	case d.Description == "":

@@ -84,8 +84,8 @@ func TestLoadOverrideOrder(t *testing.T) {
 	write(t, filepath.Join(proj, ".claude/agents/a.md"), def("alpha", "project alpha"))
 	write(t, filepath.Join(proj, ".claude/agents/gp.md"), def("general-purpose", "project general"))
 	write(t, filepath.Join(proj, ".csa/agents/z.md"), def("beta", "csa beta"))
-	write(t, filepath.Join(proj, ".csa/agents/bad.md"), "no front matter")
-	defs, err := Load(home, proj)
+	write(t, filepath.Join(proj, ".csa/agents/bad.md"), "---\nname: bad\n---\nno description")
+	defs, err := Load(Sources{Home: home, ProjectRoot: proj})
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(proj, ".csa/agents/bad.md")) {
 		t.Fatalf("error %v, want the bad file named", err)
 	}
@@ -101,7 +101,7 @@ func TestLoadOverrideOrder(t *testing.T) {
 		t.Fatalf("alpha %+v", defs[1])
 	}
 	// Nothing anywhere: the built-in one alone.
-	defs, err = Load("", t.TempDir())
+	defs, err = Load(Sources{ProjectRoot: t.TempDir()})
 	if err != nil || len(defs) != 1 || defs[0].Name != GeneralPurpose || defs[0].Tools != nil {
 		t.Fatalf("defs %+v, err %v", defs, err)
 	}
@@ -117,5 +117,33 @@ func TestSlug(t *testing.T) {
 		if got := Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Definitions in subfolders at any depth are read, as Claude Code reads
+// them; a file naming no agent (a README) is skipped without a word; the
+// managed folder wins over the project's, which wins over the user's.
+func TestLoadSubfoldersAndPrecedence(t *testing.T) {
+	managed, home, proj := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(proj, ".claude/agents/team/backend/api.md"), def("api-dev", "project api"))
+	write(t, filepath.Join(proj, ".claude/agents/team/README.md"), "# The team's agents\n\nNotes.")
+	write(t, filepath.Join(proj, ".claude/agents/team/notes.md"), "---\ncolor: red\n---\nno name: not an agent")
+	write(t, filepath.Join(home, ".claude/agents/mine/deep/er/x.md"), def("shared", "user shared"))
+	write(t, filepath.Join(proj, ".claude/agents/ops/shared.md"), def("shared", "project shared"))
+	write(t, filepath.Join(home, ".claude/agents/policy.md"), def("policy", "user policy"))
+	write(t, filepath.Join(proj, ".claude/agents/policy.md"), def("policy", "project policy"))
+	write(t, filepath.Join(managed, "org/policy.md"), def("policy", "managed policy"))
+	defs, err := Load(Sources{Managed: managed, Home: home, ProjectRoot: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range defs {
+		got[d.Name] = d.Description
+	}
+	want := map[string]string{GeneralPurpose: Builtin().Description, "api-dev": "project api",
+		"shared": "project shared", "policy": "managed policy"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("definitions %v, want %v", got, want)
 	}
 }
