@@ -2,7 +2,6 @@ package skills
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -21,52 +20,23 @@ func Invocation(line string) (name, args string, ok bool) {
 	return m[1], strings.TrimSpace(line[len(m[1])+1:]), true
 }
 
-// placeholder matches what Prompt substitutes.
-var placeholder = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])|\$\{(CLAUDE_SESSION_ID|CLAUDE_SKILL_DIR|CLAUDE_PLUGIN_ROOT)\}`)
-
-// Prompt is the user message "/name args" sends: the body with $ARGUMENTS
-// (all of args), $ARGUMENTS[N] (the Nth word, from 0), $1..$9 (the Nth
-// word, from 1, as a shell's), ${CLAUDE_SESSION_ID}, ${CLAUDE_SKILL_DIR}
-// and ${CLAUDE_PLUGIN_ROOT} substituted. Arguments given to a body that
-// uses none of them are appended as "ARGUMENTS: args", as Claude Code
-// does. A skill's prompt starts with its folder, so the model can read the
-// files it bundles.
+// Prompt is the user message "/name args" sends, as Claude Code builds
+// it: a skill's starts with its folder, so the model can read the files
+// it bundles; then the arguments are substituted (substituteArgs), then
+// ${CLAUDE_SKILL_DIR}, ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_SESSION_ID}.
 func (sk Skill) Prompt(args, sessionID string) string {
-	words := Words(args)
-	word := func(i int) string {
-		if i < len(words) {
-			return words[i]
-		}
-		return ""
-	}
-	used := false
-	body := placeholder.ReplaceAllStringFunc(sk.Body, func(m string) string {
-		g := placeholder.FindStringSubmatch(m)
-		switch {
-		case g[1] != "":
-			n, _ := strconv.Atoi(g[1])
-			used = true
-			return word(n)
-		case m == "$ARGUMENTS":
-			used = true
-			return args
-		case g[2] != "":
-			used = true
-			return word(int(g[2][0] - '1'))
-		case g[3] == "CLAUDE_SESSION_ID":
-			return sessionID
-		case g[3] == "CLAUDE_SKILL_DIR":
-			return sk.Dir
-		}
-		return sk.PluginRoot
-	})
-	if !used && args != "" {
-		body += "\n\nARGUMENTS: " + args
-	}
+	body := sk.Body
 	if sk.Kind == KindSkill {
-		body = "Base directory for this skill: " + sk.Dir + "\n\n" + body
+		body = "Base directory for this skill: " + sk.Dir + "\n" + body
 	}
-	return body
+	body = substituteArgs(body, args, sk.ArgNames)
+	if sk.Kind == KindSkill {
+		body = strings.ReplaceAll(body, "${CLAUDE_SKILL_DIR}", sk.Dir)
+	}
+	if sk.PluginRoot != "" {
+		body = strings.ReplaceAll(body, "${CLAUDE_PLUGIN_ROOT}", sk.PluginRoot)
+	}
+	return strings.ReplaceAll(body, "${CLAUDE_SESSION_ID}", sessionID)
 }
 
 // Words splits arguments at spaces; single or double quotes keep spaces

@@ -31,12 +31,19 @@ const (
 
 // Skill is one skill or custom command.
 type Skill struct {
-	// Name is what follows the slash: "fix-issue", "frontend:component"
-	// (a command in a subfolder), "plugin:name" (a plugin's).
-	Name         string
+	// Name is what follows the slash and what the Skill tool lists: a
+	// skill's folder name, "frontend:component" (a command in a
+	// subfolder), "plugin:name" (a plugin's), as Claude Code names them.
+	Name string
+	// DisplayName is a skill's front matter `name`, any text; "/" followed
+	// by it finds the skill too, as in Claude Code.
+	DisplayName  string
 	Kind         Kind
 	Description  string
 	ArgumentHint string
+	// ArgNames are the front matter's `arguments`: $NAME is the word at
+	// its index.
+	ArgNames []string
 	// AllowedTools are allowed without asking while it runs (the turn
 	// it was invoked in).
 	AllowedTools []perm.Rule
@@ -46,9 +53,11 @@ type Skill struct {
 	// UserInvocable: "/name" runs it (front matter user-invocable).
 	UserInvocable bool
 	// ModelInvocable: the Skill tool offers it (not
-	// disable-model-invocation; a command also needs a description of
-	// its own, as Claude Code's model saw only those).
+	// disable-model-invocation; a plugin's also needs a description of
+	// its own, as in Claude Code).
 	ModelInvocable bool
+	// ownDescription: the front matter gave the description.
+	ownDescription bool
 	Body           string
 	// Dir is a skill's folder (its bundled files) or a command's.
 	Dir  string
@@ -64,10 +73,18 @@ type Set struct {
 	byName map[string]Skill
 }
 
-// Lookup finds a skill or command by name.
+// Lookup finds a skill or command by name, else by a skill's display
+// name (its front matter `name`), as Claude Code finds them.
 func (s *Set) Lookup(name string) (Skill, bool) {
-	sk, ok := s.byName[name]
-	return sk, ok
+	if sk, ok := s.byName[name]; ok {
+		return sk, true
+	}
+	for _, sk := range s.All() {
+		if sk.DisplayName != "" && sk.DisplayName == name {
+			return sk, true
+		}
+	}
+	return Skill{}, false
 }
 
 // All lists them sorted by name.
@@ -158,8 +175,7 @@ func loadSkills(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 			errs = append(errs, err)
 			continue
 		}
-		sk.Name, sk.Dir, sk.Source, sk.PluginRoot = prefix+sk.Name, filepath.Dir(path), source, pluginRoot
-		out = append(out, sk)
+		out = append(out, place(sk, path, source, prefix, pluginRoot))
 	}
 	return out, errors.Join(errs...)
 }
@@ -187,14 +203,22 @@ func loadCommands(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 			errs = append(errs, err)
 			return nil
 		}
-		sk.Name, sk.Dir, sk.Source, sk.PluginRoot = prefix+sk.Name, filepath.Dir(path), source, pluginRoot
-		out = append(out, sk)
+		out = append(out, place(sk, path, source, prefix, pluginRoot))
 		return nil
 	})
 	if err != nil {
 		errs = append(errs, err)
 	}
 	return out, errors.Join(errs...)
+}
+
+// place sets where a parsed skill or command came from.
+func place(sk Skill, path, source, prefix, pluginRoot string) Skill {
+	sk.Name, sk.Dir, sk.Source, sk.PluginRoot = prefix+sk.Name, filepath.Dir(path), source, pluginRoot
+	if pluginRoot != "" && !sk.ownDescription {
+		sk.ModelInvocable = false
+	}
+	return sk
 }
 
 func isDir(p string) bool {
@@ -226,10 +250,12 @@ func parse(path string, data []byte, kind Kind, name string, readErr error) (Ski
 	disable := false
 	for k, v := range fields {
 		switch k {
-		case "name":
-			if kind == KindSkill { // a command's name is its file's
-				sk.Name, err = v.Scalar(k)
+		case "name": // a display name: Claude Code names a skill by its folder
+			if kind == KindSkill {
+				sk.DisplayName, err = v.Scalar(k)
 			}
+		case "arguments":
+			sk.ArgNames = argNames(v)
 		case "description":
 			sk.Description, err = v.Scalar(k)
 		case "argument-hint":
@@ -255,14 +281,32 @@ func parse(path string, data []byte, kind Kind, name string, readErr error) (Ski
 	if _, given := fields["user-invocable"]; !given {
 		sk.UserInvocable = true
 	}
-	sk.ModelInvocable = !disable && (kind == KindSkill || sk.Description != "")
+	sk.ownDescription = sk.Description != ""
+	sk.ModelInvocable = !disable
 	if sk.Description == "" {
-		sk.Description = firstLine(sk.Body)
+		sk.Description = describe(sk.Body, kind)
 	}
 	if !validName.MatchString(sk.Name) {
 		return bad("name %q must be one word (letters, digits, -, _ and .)", sk.Name)
 	}
 	return sk, nil
+}
+
+// argNames reads `arguments`: a list or one string of names separated by
+// spaces; numbers are no names ($0 is the first word already).
+func argNames(v frontmatter.Value) []string {
+	items := v.List()
+	if !v.IsList() {
+		s, _ := v.Scalar("arguments")
+		items = strings.Fields(s)
+	}
+	var out []string
+	for _, n := range items {
+		if n = strings.TrimSpace(n); n != "" && strings.Trim(n, "0123456789") != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // allowedTools reads permission rules written as a list or as one string
@@ -283,13 +327,26 @@ func allowedTools(v frontmatter.Value) ([]perm.Rule, error) {
 	return rules, nil
 }
 
-// firstLine is a description for a file without one: its first line of
-// text, without a heading's #.
-func firstLine(body string) string {
+// describe is Claude Code's description of a file without one: its first
+// line of text (a heading's text without its #s), cut to 100 characters;
+// a file without text is described by its kind.
+func describe(body string, kind Kind) string {
 	for _, l := range strings.Split(body, "\n") {
-		if l = strings.TrimSpace(strings.TrimLeft(l, "#")); l != "" {
-			return l
+		if l = strings.TrimSpace(l); l == "" {
+			continue
 		}
+		if m := heading.FindStringSubmatch(l); m != nil {
+			l = m[1]
+		}
+		if r := []rune(l); len(r) > 100 { // Claude Code counts UTF-16 units
+			l = string(r[:97]) + "..."
+		}
+		return l
 	}
-	return ""
+	if kind == KindSkill {
+		return "Skill"
+	}
+	return "Custom command"
 }
+
+var heading = regexp.MustCompile(`^#+\s+(.+)$`)

@@ -68,15 +68,15 @@ func TestLoad(t *testing.T) {
 	}
 	hello, _ := set.Lookup("hello")
 	// A command without a description of its own is described by its first
-	// line and not offered to the model.
-	if hello.Description != "Say hello" || hello.ModelInvocable || hello.Kind != KindCommand {
+	// line and, as in Claude Code 2.1, offered to the model all the same.
+	if hello.Description != "Say hello" || !hello.ModelInvocable || hello.Kind != KindCommand {
 		t.Errorf("hello = %+v", hello)
 	}
 	comp, _ := set.Lookup("frontend:component")
 	if !comp.ModelInvocable || fmt.Sprint(comp.AllowedTools) != "[Write]" {
 		t.Errorf("frontend:component = %+v", comp)
 	}
-	if got := names(set.ModelInvocable()); got != "frontend:component(project) mine(user) shared(project)" {
+	if got := names(set.ModelInvocable()); got != "frontend:component(project) hello(user) mine(user) shared(project)" {
 		t.Errorf("ModelInvocable = %s", got)
 	}
 }
@@ -103,6 +103,11 @@ func TestPlugins(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "ghost@mkt is enabled but not in") {
 		t.Errorf("error %v", err)
+	}
+	// A plugin's command without a description of its own is not offered
+	// to the model, as in Claude Code.
+	if got := names(set.ModelInvocable()); got != "proj:lint(plugin proj) tools:lint(plugin tools)" {
+		t.Errorf("ModelInvocable = %s", got)
 	}
 	lint, _ := set.Lookup("tools:lint")
 	if got := lint.Prompt("", "s"); !strings.HasSuffix(got, "lint "+filepath.Join(cache, "tools/1.0")) {
@@ -135,16 +140,32 @@ func TestInvocation(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
-	cmd := Skill{Kind: KindCommand, Body: "Fix issue $1 ($ARGUMENTS[1]) with $2; all: $ARGUMENTS; none: [$3] ${CLAUDE_SESSION_ID}"}
+	// $N counts from 0, as $ARGUMENTS[N] does, as in Claude Code.
+	cmd := Skill{Kind: KindCommand, Body: "Fix issue $0 ($ARGUMENTS[1]) with $1; all: $ARGUMENTS; none: [$2] ${CLAUDE_SESSION_ID}"}
 	if got := cmd.Prompt(`12 "high priority"`, "sid"); got != `Fix issue 12 (high priority) with high priority; all: 12 "high priority"; none: [] sid` {
 		t.Errorf("command prompt = %q", got)
 	}
 	sk := Skill{Kind: KindSkill, Dir: "/skills/x", Body: "Read ${CLAUDE_SKILL_DIR}/ref.md"}
-	if got := sk.Prompt("a b", ""); got != "Base directory for this skill: /skills/x\n\nRead /skills/x/ref.md\n\nARGUMENTS: a b" {
+	if got := sk.Prompt("a b", ""); got != "Base directory for this skill: /skills/x\nRead /skills/x/ref.md\nARGUMENTS: a b" {
 		t.Errorf("skill prompt = %q", got)
 	}
 	if got := sk.Prompt("", ""); strings.Contains(got, "ARGUMENTS") {
 		t.Errorf("no arguments, yet %q", got)
+	}
+	for _, c := range []struct{ body, args, want string }{
+		// Many digits; a word character after the digits is no placeholder.
+		{"$10|$1x|$1_|$1.|$", "a b c d e f g h i j k", "k|$1x|$1_|b.|$"},
+		// "\$" keeps a placeholder as written, without the backslash;
+		// "\\$1" (an escaped backslash) does not.
+		{`\$1 costs \$ARGUMENTS; \\$1; \$x`, "a b", `$1 costs $ARGUMENTS; \\b; \$x`},
+		// Named arguments, the longer name first; $name[ and $namex are not it.
+		{"$file and $filename; $file[0] $files", "x.go y.go", "x.go and y.go; $file[0] $files"},
+		{"nothing used", "", "nothing used"},
+	} {
+		got := Skill{Kind: KindCommand, Body: c.body, ArgNames: []string{"file", "filename"}}.Prompt(c.args, "")
+		if got != c.want {
+			t.Errorf("Prompt(%q, %q) = %q, want %q", c.body, c.args, got, c.want)
+		}
 	}
 	if got := Words(`a 'b c' "d" e''f`); !reflect.DeepEqual(got, []string{"a", "b c", "d", "ef"}) {
 		t.Errorf("Words = %q", got)
@@ -164,7 +185,7 @@ func TestTool(t *testing.T) {
 		t.Errorf("schema: %v", err)
 	}
 	res, err := tl.Run(context.Background(), nil, json.RawMessage(`{"skill":"deploy","args":"prod"}`))
-	if err != nil || res.IsError || res.Output != "Base directory for this skill: /s/deploy\n\nRun make deploy prod" {
+	if err != nil || res.IsError || res.Output != "Base directory for this skill: /s/deploy\nRun make deploy prod" {
 		t.Errorf("Run = %+v %v", res, err)
 	}
 	if fmt.Sprint(granted) != "[Bash(make:*)]" {
@@ -176,5 +197,38 @@ func TestTool(t *testing.T) {
 	}
 	if tl.Subject(json.RawMessage(`{"skill":"deploy"}`)) != "deploy" || !tl.ReadOnly(nil) {
 		t.Error("Subject or ReadOnly")
+	}
+}
+
+// A skill is named by its folder, as Claude Code names it: its front
+// matter name, any text, is a display name "/" also finds. A file without
+// a description is described as Claude Code describes it.
+func TestNamesAndDescriptions(t *testing.T) {
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, ".claude/skills/pr-review/SKILL.md"), "---\nname: PR Review Helper\narguments: [pr, focus]\n---\n\n## Review a pull request\n\nReview $pr for $focus.")
+	write(t, filepath.Join(proj, ".claude/skills/empty/SKILL.md"), "---\nname: empty\n---\n")
+	write(t, filepath.Join(proj, ".claude/commands/long.md"), "\n   "+strings.Repeat("word ", 30)+"\nmore")
+	write(t, filepath.Join(proj, ".claude/commands/hash.md"), "#nospace is no heading\n")
+	write(t, filepath.Join(proj, ".claude/commands/blank.md"), "---\nargument-hint: x\n---\n")
+	set, err := Load(Sources{ProjectRoot: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(set.All()); got != "blank(project) empty(project) hash(project) long(project) pr-review(project)" {
+		t.Fatalf("All = %s", got)
+	}
+	pr, ok := set.Lookup("PR Review Helper")
+	if !ok || pr.Name != "pr-review" || pr.Description != "Review a pull request" || !pr.ModelInvocable {
+		t.Errorf("by display name: %+v %v", pr, ok)
+	}
+	if got := pr.Prompt("42 security", ""); !strings.HasSuffix(got, "Review 42 for security.") {
+		t.Errorf("named arguments: %q", got)
+	}
+	want := map[string]string{"empty": "Skill", "blank": "Custom command", "hash": "#nospace is no heading",
+		"long": strings.TrimSpace(strings.Repeat("word ", 20))[:97] + "..."}
+	for name, desc := range want {
+		if sk, _ := set.Lookup(name); sk.Description != desc {
+			t.Errorf("%s described %q, want %q", name, sk.Description, desc)
+		}
 	}
 }
