@@ -63,6 +63,7 @@ func (s *session) turn(ctx context.Context, input, send string, allow []perm.Rul
 		s.hooks.StopAfter(ctx, "")
 		return loop.Outcome{End: loop.EndError, Text: text, Class: "blocked"}
 	}
+	msg.Content = append(msg.Content, s.mentionedFiles(ctx, send)...)
 	for _, extra := range []string{s.context, p.Context} {
 		if extra != "" {
 			msg.Content = append(msg.Content, llm.Block{Type: llm.BlockText, Text: extra})
