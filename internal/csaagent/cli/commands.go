@@ -41,8 +41,10 @@ func findBuiltin(name string) (builtin, bool) {
 }
 
 // slash runs "/name args" given as a prompt. A built-in runs here: done,
-// with its exit code. A skill or command returns the prompt it sends and
-// the rules it allows for that turn, which runs on its model.
+// with its exit code. A skill or command returns the prompt it sends (its
+// shell lines run and replaced by their output) and the rules it allows
+// for that turn, which runs on its model; a shell line refused or failing
+// stops it there: done, failed.
 func (s *session) slash(ctx context.Context, name, args string, line bool) (send string, allow []perm.Rule, code int, done bool) {
 	if b, ok := findBuiltin(name); ok {
 		switch {
@@ -73,8 +75,13 @@ func (s *session) slash(ctx context.Context, name, args string, line bool) (send
 		fmt.Fprintf(s.io.Stderr, "csa-agent: /%s is not user-invocable (%s says user-invocable: false)\n", name, sk.Path)
 		return "", nil, exitUsage, true
 	}
+	send, err := skills.RunShell(ctx, sk.Prompt(args, s.id), commandShell{s, sk.AllowedTools})
+	if err != nil { // refused or failed: nothing reaches the model, as in Claude Code
+		fmt.Fprintf(s.io.Stderr, "csa-agent: /%s: %v\n", name, err)
+		return "", nil, exitFailed, true
+	}
 	s.useSkillModel(sk)
-	return sk.Prompt(args, s.id), sk.AllowedTools, 0, false
+	return send, sk.AllowedTools, 0, false
 }
 
 // out is where a command's output goes: stdout, unless stdout carries

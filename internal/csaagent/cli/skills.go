@@ -27,7 +27,8 @@ func (s *session) withSkillTool(all []tool.Tool) []tool.Tool {
 	}
 	offered := s.skills.ModelInvocable()
 	if len(offered) > 0 {
-		return tools.With(all, skills.NewTool(offered, s.id, s.skillLoaded))
+		shell := func(sk skills.Skill) skills.Shell { return commandShell{s, sk.AllowedTools} }
+		return tools.With(all, skills.NewTool(offered, s.id, s.skillLoaded).WithShell(shell))
 	}
 	var out []tool.Tool
 	for _, t := range all {

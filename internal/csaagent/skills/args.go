@@ -19,10 +19,11 @@ var argumentIndex = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]`)
 // $ARGUMENTS[N] and $N (the Nth word, from 0: $0 is the first), then
 // $ARGUMENTS (all of args). "\$" before any of them keeps it as written,
 // without the backslash. Arguments given to a body that uses none are
-// appended as "ARGUMENTS: args".
+// appended as "ARGUMENTS: args". What is substituted is quoted
+// (quoteArgs) so that arguments never run as shell lines.
 func substituteArgs(body, args string, names []string) string {
 	words := Words(args)
-	clean := func(s string) string { return strings.ReplaceAll(s, escaped, "") }
+	clean := func(s string) string { return quoteArgs(strings.ReplaceAll(s, escaped, "")) }
 	word := func(i int) string {
 		if i < len(words) {
 			return clean(words[i])

@@ -17,6 +17,14 @@ type Tool struct {
 	offered   []Skill
 	sessionID string
 	loaded    func(Skill)
+	shell     func(Skill) Shell
+}
+
+// WithShell has the skills' shell lines run through shell(sk) when loaded
+// (RunShell), as Claude Code runs them; without it they stay as written.
+func (t *Tool) WithShell(shell func(Skill) Shell) *Tool {
+	t.shell = shell
+	return t
 }
 
 // NewTool is the Skill tool offering list (ModelInvocable skills) to the
@@ -65,7 +73,7 @@ func (*Tool) Subject(input json.RawMessage) string {
 	return in.Skill
 }
 
-func (t *Tool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
+func (t *Tool) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (tool.Result, error) {
 	var in skillInput
 	if err := tool.Decode(input, &in); err != nil {
 		return tool.Errorf("invalid input: %v", err), nil
@@ -73,10 +81,17 @@ func (t *Tool) Run(_ context.Context, _ *tool.Env, input json.RawMessage) (tool.
 	name := strings.TrimPrefix(strings.TrimSpace(in.Skill), "/")
 	for _, sk := range t.offered {
 		if sk.Name == name {
+			text := sk.Prompt(in.Args, t.sessionID)
+			if t.shell != nil {
+				var err error
+				if text, err = RunShell(ctx, text, t.shell(sk)); err != nil {
+					return tool.Errorf("%v", err), nil
+				}
+			}
 			if t.loaded != nil {
 				t.loaded(sk)
 			}
-			return tool.Result{Output: sk.Prompt(in.Args, t.sessionID)}, nil
+			return tool.Result{Output: text}, nil
 		}
 	}
 	names := make([]string, len(t.offered))
