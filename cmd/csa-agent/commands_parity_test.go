@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/csa-dev/csa/internal/testkit/devenv"
+	"github.com/csa-dev/csa/internal/testkit/modelserver"
+	"github.com/csa-dev/csa/internal/toolcache"
+)
+
+// commandsFixture is a project with nested subagent definitions (the
+// project's deployer and the user's of the same name), a skill with a
+// display name and a description-less command using $0, $1, $ARGUMENTS.
+var commandsFixture = map[string]string{
+	"repo/.git/HEAD": "ref: refs/heads/main\n",
+	"repo/.claude/agents/team/backend/api.md": "---\nname: api-dev\ndescription: Works on the HTTP API.\ntools: Read, Grep\n---\nYou work on the API.\n",
+	"repo/.claude/agents/team/README.md":      "# Our team's agents\n\nOne file per agent.\n",
+	"repo/.claude/agents/ops/deployer.md":     "---\nname: deployer\ndescription: The project's deployer.\n---\nYou deploy.\n",
+	"home/.claude/agents/mine/deployer.md":    "---\nname: deployer\ndescription: The user's deployer.\n---\nYou deploy.\n",
+	"repo/.claude/skills/pr-review/SKILL.md":  "---\nname: PR Review Helper\n---\n\n## Review a pull request\n\nReview it.\n",
+	"repo/.claude/commands/changelog.md":      "# Write the changelog\n\nFor $0 ($1); all: $ARGUMENTS\n",
+}
+
+const commandsScript = `
+[[rule]]
+name = "parity"
+contains = "parity"
+  [[rule.step]]
+  text = "noted"
+`
+
+// TestCommandsParityWithClaudeCode runs the real Claude Code and
+// csa-agent on the same fixture and checks that both offer the model the
+// same subagents and skills and send the same expanded command.
+func TestCommandsParityWithClaudeCode(t *testing.T) {
+	claude, err := toolcache.Bin("claude")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("claude is not installed (run `make agents`): %v", err)
+		}
+		t.Skipf("claude is not installed; run `make agents`: %v", err)
+	}
+	dir := t.TempDir()
+	for name, content := range commandsFixture {
+		if err := writeFile(filepath.Join(dir, name), content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	for _, prompt := range []string{"parity: list them", `/changelog v2 "big release" extra parity`} {
+		claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
+			env, err := devenv.Prepare(home, url, devenv.Options{Programs: []string{"claude"}, Trusted: []string{cwd}, Retries: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(claude, "-p", prompt, "--max-turns", "1")
+			cmd.Env = devenv.Merge(cleanEnv(), append(env, "HOME="+home, "PWD="+cwd))
+			return cmd
+		})
+		agentText := requestSent(t, cwd, func(url string) *exec.Cmd {
+			cmd := exec.Command(selfAs(t, "csa-agent"), "-p", prompt)
+			cmd.Env = append(cleanEnv(), "HOME="+home, "PWD="+cwd, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+				"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=k",
+				"CSA_AGENT_MODEL=anthropic/claude-test")
+			return cmd
+		})
+		if os.Getenv("CSA_PARITY_DUMP") != "" {
+			t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
+		}
+		want := map[string]bool{
+			"- api-dev: Works on the HTTP API.":                          true,
+			"- deployer: The project's deployer.":                        true,
+			"The user's deployer":                                        false,
+			"- pr-review: Review a pull request":                         true,
+			"- changelog: Write the changelog":                           true,
+			"Our team's agents":                                          false,
+			"For v2 (big release); all: v2 \"big release\" extra parity": strings.HasPrefix(prompt, "/"),
+		}
+		for s, present := range want {
+			if strings.Contains(claudeText, s) != present {
+				t.Errorf("%q: Claude Code's request has %q: %v, want %v", prompt, s, !present, present)
+			}
+			if strings.Contains(agentText, s) != present {
+				t.Errorf("%q: csa-agent's request has %q: %v, want %v", prompt, s, !present, present)
+			}
+		}
+	}
+}
+
+// requestSent runs one program in cwd against a fresh model server and
+// returns the text of its first request: system prompt, messages and
+// tool descriptions.
+func requestSent(t *testing.T, cwd string, command func(url string) *exec.Cmd) string {
+	t.Helper()
+	sc, err := modelserver.Parse([]byte(commandsScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := t.TempDir()
+	srv := modelserver.New(sc, modelserver.Options{DumpDir: dump})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cmd := command(url)
+	cmd.Dir = cwd
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "noted") {
+		t.Fatalf("%s: %v\n%s", cmd.Path, err, out)
+	}
+	srv.Settle(time.Minute)
+	entries, err := os.ReadDir(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dump, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "parity") || !strings.Contains(string(data), `"messages"`) {
+			continue
+		}
+		var req struct {
+			Tools []struct {
+				Description string `json:"description"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(data, &req)
+		text := requestText(string(data))
+		for _, tl := range req.Tools {
+			text += tl.Description + "\n"
+		}
+		return text
+	}
+	t.Fatalf("%s: no request reached the model", cmd.Path)
+	return ""
+}
