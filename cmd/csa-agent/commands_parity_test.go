@@ -16,7 +16,8 @@ import (
 
 // commandsFixture is a project with nested subagent definitions (the
 // project's deployer and the user's of the same name), a skill with a
-// display name and a description-less command using $0, $1, $ARGUMENTS.
+// display name, a description-less command using $0, $1, $ARGUMENTS and
+// one with shell lines its allowed-tools allow.
 var commandsFixture = map[string]string{
 	"repo/.git/HEAD": "ref: refs/heads/main\n",
 	"repo/.claude/agents/team/backend/api.md": "---\nname: api-dev\ndescription: Works on the HTTP API.\ntools: Read, Grep\n---\nYou work on the API.\n",
@@ -25,6 +26,10 @@ var commandsFixture = map[string]string{
 	"home/.claude/agents/mine/deployer.md":    "---\nname: deployer\ndescription: The user's deployer.\n---\nYou deploy.\n",
 	"repo/.claude/skills/pr-review/SKILL.md":  "---\nname: PR Review Helper\n---\n\n## Review a pull request\n\nReview it.\n",
 	"repo/.claude/commands/changelog.md":      "# Write the changelog\n\nFor $0 ($1); all: $ARGUMENTS\n",
+	"repo/report.sh":                          "#!/bin/sh\necho 'report: ok'\necho careful >&2\n",
+	"repo/notes.txt":                          "the notes",
+	"repo/.claude/commands/shell.md": "---\ndescription: Shell lines\nallowed-tools: Bash(./report.sh:*)\n---\n" +
+		"parity !`./report.sh` and !`cat notes.txt`\n",
 }
 
 const commandsScript = `
@@ -37,7 +42,7 @@ contains = "parity"
 
 // TestCommandsParityWithClaudeCode runs the real Claude Code and
 // csa-agent on the same fixture and checks that both offer the model the
-// same subagents and skills and send the same expanded command.
+// same subagents and skills and send the same expanded commands.
 func TestCommandsParityWithClaudeCode(t *testing.T) {
 	claude, err := toolcache.Bin("claude")
 	if err != nil {
@@ -52,8 +57,11 @@ func TestCommandsParityWithClaudeCode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Chmod(filepath.Join(dir, "repo/report.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
-	for _, prompt := range []string{"parity: list them", `/changelog v2 "big release" extra parity`} {
+	for _, prompt := range []string{"parity: list them", `/changelog v2 "big release" extra parity`, "/shell"} {
 		claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
 			env, err := devenv.Prepare(home, url, devenv.Options{Programs: []string{"claude"}, Trusted: []string{cwd}, Retries: 0})
 			if err != nil {
@@ -80,7 +88,8 @@ func TestCommandsParityWithClaudeCode(t *testing.T) {
 			"- pr-review: Review a pull request":                         true,
 			"- changelog: Write the changelog":                           true,
 			"Our team's agents":                                          false,
-			"For v2 (big release); all: v2 \"big release\" extra parity": strings.HasPrefix(prompt, "/"),
+			"For v2 (big release); all: v2 \"big release\" extra parity": strings.HasPrefix(prompt, "/changelog"),
+			"parity report: ok\ncareful and the notes":                   prompt == "/shell",
 		}
 		for s, present := range want {
 			if strings.Contains(claudeText, s) != present {

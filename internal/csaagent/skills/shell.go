@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Claude Code's shell lines in a command's or skill's body: a fenced
@@ -32,8 +33,8 @@ type ShellError struct{ msg string }
 
 func (e *ShellError) Error() string { return e.msg }
 
-// RunShell replaces each shell line of text by its output (stdout, then
-// "[stderr]" and stderr, each trimmed), in Claude Code's order: fenced
+// RunShell replaces each shell line of text by its output (shellOutput),
+// in Claude Code's order: fenced
 // blocks, then inline ones. A line the permissions do not allow, or one
 // that exits non-zero, stops with a *ShellError.
 func RunShell(ctx context.Context, text string, sh Shell) (string, error) {
@@ -64,17 +65,34 @@ func RunShell(ctx context.Context, text string, sh Shell) (string, error) {
 		if err != nil {
 			return "", &ShellError{fmt.Sprintf("[Error]\n%v", err)}
 		}
-		result := shellOutput(stdout, stderr)
 		if code != 0 {
-			return "", &ShellError{fmt.Sprintf("Shell command failed for pattern %q: %s", l.pattern, result)}
+			return "", &ShellError{fmt.Sprintf("Shell command failed for pattern %q: %s", l.pattern, failureOutput(stdout, stderr))}
 		}
-		out = strings.Replace(out, l.pattern, result, 1)
+		out = strings.Replace(out, l.pattern, shellOutput(stdout, stderr), 1)
 	}
 	return out, nil
 }
 
-// shellOutput is a shell line's replacement, as Claude Code forms it.
+// shellOutput is a shell line's replacement, as Claude Code forms it (its
+// Bash tool's result): stdout without its leading blank lines and
+// trailing space, then stderr trimmed, on the next line; for none, a note.
 func shellOutput(stdout, stderr string) string {
+	var parts []string
+	if s := strings.TrimRightFunc(leadingBlankLines.ReplaceAllString(stdout, ""), unicode.IsSpace); s != "" {
+		parts = append(parts, s)
+	}
+	if s := strings.TrimSpace(stderr); s != "" {
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "(Bash completed with no output)"
+	}
+	return strings.Join(parts, "\n")
+}
+
+// failureOutput is a failed line's output in Claude Code's message:
+// stdout, then "[stderr]" and stderr, each trimmed.
+func failureOutput(stdout, stderr string) string {
 	var parts []string
 	if s := strings.TrimSpace(stdout); s != "" {
 		parts = append(parts, s)
@@ -84,6 +102,8 @@ func shellOutput(stdout, stderr string) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+var leadingBlankLines = regexp.MustCompile(`^(?:[ \t\r\f\v]*\n)+`)
 
 // maskCode blanks `code` spans not opened right after "!" or "`", keeping
 // every offset, so only real shell lines are found.

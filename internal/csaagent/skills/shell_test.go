@@ -33,25 +33,27 @@ func (f *fakeShell) Run(_ context.Context, cmd string) (string, string, int, err
 
 func TestRunShell(t *testing.T) {
 	sh := &fakeShell{outputs: map[string][3]string{
-		"git status": {"\n on main\n", "", "0"},
+		"git status": {"\n  \n  on main\n", "", "0"},
+		"git quiet":  {"", " \n", "0"},
 		"git diff":   {"diff text", "warning: x\n", "0"},
 		"echo block": {"from the block\n", "", "0"},
 		"git fail":   {"partial", "fatal: no", "1"},
 	}}
 	body := "Status: !`git status`\n" +
 		"Diff:\n!`git diff`\n" +
+		"Quiet: !`git quiet`\n" +
 		"Not a line: a!`git x` and `code with !`git y`` and `!`\n" +
 		"```!\necho block\n```\n"
 	got, err := RunShell(context.Background(), body, sh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Status: on main\nDiff:\ndiff text\n[stderr]\nwarning: x\n" +
+	want := "Status:   on main\nDiff:\ndiff text\nwarning: x\nQuiet: (Bash completed with no output)\n" +
 		"Not a line: a!`git x` and `code with !`git y`` and `!`\nfrom the block\n"
 	if got != want {
 		t.Errorf("RunShell =\n%q\nwant\n%q", got, want)
 	}
-	if strings.Join(sh.ran, ",") != "echo block,git status,git diff" {
+	if strings.Join(sh.ran, ",") != "echo block,git status,git diff,git quiet" {
 		t.Errorf("ran %q", sh.ran)
 	}
 
