@@ -131,7 +131,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
 			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra})
 	}
-	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project})
+	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project, Cwd: sio.Cwd})
 	if err != nil {
 		// A broken definition leaves that one out; the others work.
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)

@@ -65,25 +65,49 @@ type Sources struct {
 	Home string
 	// ProjectRoot is the project's root (.claude/agents, .csa/agents).
 	ProjectRoot string
+	// Cwd, when below ProjectRoot, adds the .claude/agents of each
+	// folder from the root down to it, as Claude Code reads them.
+	Cwd string
 }
 
 // Dirs are the directories definitions are read from, in Claude Code's
 // order of precedence, lowest first (a later one's definition replaces an
 // earlier one's of the same name): the user's ~/.claude/agents, the
-// project's .claude/agents and csa's .csa/agents, then the managed
-// folder, which wins over all, as Claude Code's policy does.
+// project's .claude/agents (the root's, then those of the folders down
+// to the working directory), csa's .csa/agents, then the managed folder,
+// which wins over all, as Claude Code's policy does.
 func (src Sources) Dirs() []string {
 	var dirs []string
 	if src.Home != "" {
 		dirs = append(dirs, filepath.Join(src.Home, ".claude", "agents"))
 	}
 	if src.ProjectRoot != "" {
-		dirs = append(dirs, filepath.Join(src.ProjectRoot, ".claude", "agents"), filepath.Join(src.ProjectRoot, ".csa", "agents"))
+		for _, d := range between(src.ProjectRoot, src.Cwd) {
+			dirs = append(dirs, filepath.Join(d, ".claude", "agents"))
+		}
+		dirs = append(dirs, filepath.Join(src.ProjectRoot, ".csa", "agents"))
 	}
 	if src.Managed != "" {
 		dirs = append(dirs, src.Managed)
 	}
 	return dirs
+}
+
+// between lists root and each folder below it down to cwd, the shallowest
+// first (Claude Code's order: the folder nearest the working directory
+// wins); just root when cwd is not below it.
+func between(root, cwd string) []string {
+	out := []string{root}
+	rel, err := filepath.Rel(root, cwd)
+	if cwd == "" || err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return out
+	}
+	d := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, part)
+		out = append(out, d)
+	}
+	return out
 }
 
 // Load reads the definitions of src.Dirs(): the built-in general-purpose

@@ -147,3 +147,30 @@ func TestLoadSubfoldersAndPrecedence(t *testing.T) {
 		t.Fatalf("definitions %v, want %v", got, want)
 	}
 }
+
+// The .claude/agents of the folders from the project root down to the
+// working directory are read too, the nearest winning, as in Claude Code.
+func TestLoadFoldersDownToCwd(t *testing.T) {
+	proj := t.TempDir()
+	cwd := filepath.Join(proj, "services", "api")
+	write(t, filepath.Join(proj, ".claude/agents/a.md"), def("helper", "root helper"))
+	write(t, filepath.Join(proj, "services/.claude/agents/b.md"), def("helper", "services helper"))
+	write(t, filepath.Join(proj, "services/.claude/agents/c.md"), def("lint", "services lint"))
+	write(t, filepath.Join(cwd, ".claude/agents/d.md"), def("helper", "api helper"))
+	write(t, filepath.Join(proj, "other/.claude/agents/e.md"), def("other", "not on the way"))
+	defs, err := Load(Sources{ProjectRoot: proj, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range defs {
+		got[d.Name] = d.Description
+	}
+	want := map[string]string{GeneralPurpose: Builtin().Description, "helper": "api helper", "lint": "services lint"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("definitions %v, want %v", got, want)
+	}
+	if d := (Sources{ProjectRoot: proj, Cwd: t.TempDir()}).Dirs(); len(d) != 2 {
+		t.Errorf("a working directory outside the project adds folders: %q", d)
+	}
+}
