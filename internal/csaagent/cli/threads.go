@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -132,7 +133,12 @@ func (l *live) Run(ctx context.Context, input string, sink event.Sink, approve t
 	defer l.run.Unlock()
 	l.s.setTurn(&turnState{sink: sink, approve: approve})
 	defer l.s.setTurn(nil)
-	send, allow := l.s.expandSkill(input)
+	send, allow, err := l.s.expandSkill(ctx, input)
+	if err != nil { // a shell line refused or failing: nothing reaches the model
+		text := err.Error()
+		l.s.sink.Emit(event.Event{Kind: event.Result, Text: text, IsError: true, SessionID: l.s.id})
+		return thread.Outcome{End: loop.EndError, Text: text, IsError: true}
+	}
 	out := l.s.turn(ctx, input, send, allow)
 	o := thread.Outcome{End: out.End, Text: out.Text, Class: out.Class, Turns: out.Turns,
 		IsError: out.End != loop.EndDone && out.End != loop.EndStopped}
@@ -143,19 +149,24 @@ func (l *live) Run(ctx context.Context, input string, sink event.Sink, approve t
 }
 
 // expandSkill turns "/name args" naming a user-invocable skill or command
-// into its prompt and the rules it allows, and the turn to its model. A front end's client shows its
-// own commands: csa-agent's built-ins, which write to the terminal, and
-// unknown names go to the model as written.
-func (s *session) expandSkill(input string) (send string, allow []perm.Rule) {
+// into its prompt (its shell lines run) and the rules it allows, and the
+// turn to its model; err is a shell line refused or failing. A front
+// end's client shows its own commands: csa-agent's built-ins, which write
+// to the terminal, and unknown names go to the model as written.
+func (s *session) expandSkill(ctx context.Context, input string) (send string, allow []perm.Rule, err error) {
 	if name, args, ok := skills.Invocation(input); ok {
 		if _, builtin := findBuiltin(name); !builtin {
 			if sk, ok := s.skills.Lookup(name); ok && sk.UserInvocable {
+				send, err := skills.RunShell(ctx, sk.Prompt(args, s.id), commandShell{s, sk.AllowedTools})
+				if err != nil {
+					return "", nil, fmt.Errorf("/%s: %w", name, err)
+				}
 				s.useSkillModel(sk)
-				return sk.Prompt(args, s.id), sk.AllowedTools
+				return send, sk.AllowedTools, nil
 			}
 		}
 	}
-	return input, nil
+	return input, nil, nil
 }
 
 // turnState is what a front end gave the turn in progress.
