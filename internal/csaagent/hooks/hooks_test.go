@@ -82,6 +82,10 @@ func TestMatchers(t *testing.T) {
 	}{
 		{"", "Bash", true}, {"*", "Bash", true}, {"Bash", "Bash", true}, {"Edit", "NotebookEdit", false},
 		{"Edit|Write", "Write", true}, {"mcp__.*", "mcp__fs__read", true}, {"mcp__.*", "Read", false},
+		// The subagent tool: Task here, Agent in Claude Code now; a
+		// matcher of either name fires, alone, in a list or a pattern.
+		{"Task", "Task", true}, {"Agent", "Task", true}, {"Bash|Agent", "Task", true}, {"^Age.*", "Task", true},
+		{"Agent", "Bash", false}, {"Task", "Agent", false},
 	} {
 		m, err := compileMatcher(tc.matcher)
 		if err != nil || m(tc.subject) != tc.want {

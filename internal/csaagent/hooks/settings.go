@@ -203,7 +203,32 @@ type matcher func(subject string) bool
 // Claude Code does ("Edit" does not match "NotebookEdit").
 var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
 
+// toolAliases are other names a hook's matcher may give a tool: the tool
+// csa-agent calls Task (as Claude Code once did) Claude Code now calls
+// Agent, and hooks written for either must fire.
+var toolAliases = map[string][]string{"Task": {"Agent"}}
+
+// compileMatcher is a group's matcher, matching a tool by its name or by
+// one of its aliases.
 func compileMatcher(m string) (matcher, error) {
+	match, err := compileName(m)
+	if err != nil {
+		return nil, err
+	}
+	return func(s string) bool {
+		if match(s) {
+			return true
+		}
+		for _, a := range toolAliases[s] {
+			if match(a) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+func compileName(m string) (matcher, error) {
 	switch {
 	case m == "" || m == "*":
 		return func(string) bool { return true }, nil
