@@ -7,11 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/csa-dev/csa/internal/testkit/devenv"
-	"github.com/csa-dev/csa/internal/testkit/modelserver"
-	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // commandsFixture is a project with nested subagent definitions (the
@@ -44,13 +39,7 @@ contains = "parity"
 // csa-agent on the same fixture and checks that both offer the model the
 // same subagents and skills and send the same expanded commands.
 func TestCommandsParityWithClaudeCode(t *testing.T) {
-	claude, err := toolcache.Bin("claude")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("claude is not installed (run `make agents`): %v", err)
-		}
-		t.Skipf("claude is not installed; run `make agents`: %v", err)
-	}
+	claude := realClaude(t)
 	dir := t.TempDir()
 	for name, content := range commandsFixture {
 		if err := writeFile(filepath.Join(dir, name), content); err != nil {
@@ -63,20 +52,10 @@ func TestCommandsParityWithClaudeCode(t *testing.T) {
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
 	for _, prompt := range []string{"parity: list them", `/changelog v2 "big release" extra parity`, "/shell"} {
 		claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
-			env, err := devenv.Prepare(home, url, devenv.Options{Programs: []string{"claude"}, Trusted: []string{cwd}, Retries: 0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(claude, "-p", prompt, "--max-turns", "1")
-			cmd.Env = devenv.Merge(cleanEnv(), append(env, "HOME="+home, "PWD="+cwd))
-			return cmd
+			return claudeCommand(t, claude, home, cwd, url, prompt)
 		})
 		agentText := requestSent(t, cwd, func(url string) *exec.Cmd {
-			cmd := exec.Command(selfAs(t, "csa-agent"), "-p", prompt)
-			cmd.Env = append(cleanEnv(), "HOME="+home, "PWD="+cwd, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
-				"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=k",
-				"CSA_AGENT_MODEL=anthropic/claude-test")
-			return cmd
+			return agentCommand(t, dir, home, cwd, url, prompt)
 		})
 		if os.Getenv("CSA_PARITY_DUMP") != "" {
 			t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
@@ -107,48 +86,16 @@ func TestCommandsParityWithClaudeCode(t *testing.T) {
 // tool descriptions.
 func requestSent(t *testing.T, cwd string, command func(url string) *exec.Cmd) string {
 	t.Helper()
-	sc, err := modelserver.Parse([]byte(commandsScript))
-	if err != nil {
-		t.Fatal(err)
+	body := firstRequest(t, commandsScript, "parity", cwd, command)
+	var req struct {
+		Tools []struct {
+			Description string `json:"description"`
+		} `json:"tools"`
 	}
-	dump := t.TempDir()
-	srv := modelserver.New(sc, modelserver.Options{DumpDir: dump})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
+	_ = json.Unmarshal([]byte(body), &req)
+	text := requestText(body)
+	for _, tl := range req.Tools {
+		text += tl.Description + "\n"
 	}
-	defer srv.Close()
-	cmd := command(url)
-	cmd.Dir = cwd
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "noted") {
-		t.Fatalf("%s: %v\n%s", cmd.Path, err, out)
-	}
-	srv.Settle(time.Minute)
-	entries, err := os.ReadDir(dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dump, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(data), "parity") || !strings.Contains(string(data), `"messages"`) {
-			continue
-		}
-		var req struct {
-			Tools []struct {
-				Description string `json:"description"`
-			} `json:"tools"`
-		}
-		_ = json.Unmarshal(data, &req)
-		text := requestText(string(data))
-		for _, tl := range req.Tools {
-			text += tl.Description + "\n"
-		}
-		return text
-	}
-	t.Fatalf("%s: no request reached the model", cmd.Path)
-	return ""
+	return text
 }

@@ -9,11 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/csa-dev/csa/internal/testkit/devenv"
-	"github.com/csa-dev/csa/internal/testkit/modelserver"
-	"github.com/csa-dev/csa/internal/toolcache"
 )
 
 // memoryScript answers the parity prompt with plain text.
@@ -66,13 +61,7 @@ var memoryFixture = map[string]string{
 // each sent the model: the same files, in the same order, with the same
 // text.
 func TestMemoryParityWithClaudeCode(t *testing.T) {
-	claude, err := toolcache.Bin("claude")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("claude is not installed (run `make agents`): %v", err)
-		}
-		t.Skipf("claude is not installed; run `make agents`: %v", err)
-	}
+	claude := realClaude(t)
 	dir := t.TempDir()
 	for name, content := range memoryFixture {
 		if err := writeFile(filepath.Join(dir, name), content); err != nil {
@@ -100,24 +89,15 @@ func TestMemoryParityWithClaudeCode(t *testing.T) {
 // the user's approval of external imports for the repository.
 func compareMemory(t *testing.T, claude, dir, home, cwd string, approve bool) []string {
 	t.Helper()
-	claudeMem := memorySent(t, home, cwd, func(url string) *exec.Cmd {
-		env, err := devenv.Prepare(home, url, devenv.Options{Programs: []string{"claude"}, Trusted: []string{cwd}, Retries: 0})
-		if err != nil {
-			t.Fatal(err)
-		}
+	claudeMem := memorySent(t, cwd, func(url string) *exec.Cmd {
+		cmd := claudeCommand(t, claude, home, cwd, url, "memory parity")
 		if approve {
 			approveExternalImports(t, filepath.Join(home, ".claude.json"), filepath.Join(dir, "repo"))
 		}
-		cmd := exec.Command(claude, "-p", "memory parity", "--max-turns", "1")
-		cmd.Env = devenv.Merge(cleanEnv(), append(env, "HOME="+home, "PWD="+cwd))
 		return cmd
 	}, claudeBlocks)
-	agentMem := memorySent(t, home, cwd, func(url string) *exec.Cmd {
-		cmd := exec.Command(selfAs(t, "csa-agent"), "-p", "memory parity")
-		cmd.Env = append(cleanEnv(), "HOME="+home, "PWD="+cwd, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
-			"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=k",
-			"CSA_AGENT_MODEL=anthropic/claude-test")
-		return cmd
+	agentMem := memorySent(t, cwd, func(url string) *exec.Cmd {
+		return agentCommand(t, dir, home, cwd, url, "memory parity")
 	}, agentBlocks)
 	if !slices.Equal(claudeMem, agentMem) {
 		t.Fatalf("memory differs:\nclaude:    %q\ncsa-agent: %q", claudeMem, agentMem)
@@ -158,58 +138,13 @@ type block struct{ path, text string }
 
 // memorySent runs one program in cwd against a fresh model server and
 // returns the memory blocks of its first request.
-func memorySent(t *testing.T, home, cwd string, command func(url string) *exec.Cmd, parse func(body string) []block) []block {
+func memorySent(t *testing.T, cwd string, command func(url string) *exec.Cmd, parse func(body string) []block) []block {
 	t.Helper()
-	sc, err := modelserver.Parse([]byte(memoryScript))
-	if err != nil {
-		t.Fatal(err)
+	body := firstRequest(t, memoryScript, "memory parity", cwd, command)
+	if os.Getenv("CSA_MEMORY_DUMP") != "" {
+		t.Logf("request:\n%s", body)
 	}
-	dump := t.TempDir()
-	srv := modelserver.New(sc, modelserver.Options{DumpDir: dump})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cmd := command(url)
-	cmd.Dir = cwd
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "noted") {
-		t.Fatalf("%s: %v\n%s", cmd.Path, err, out)
-	}
-	srv.Settle(time.Minute)
-	for _, r := range srv.Requests() {
-		if r.Rule != "memory" {
-			continue
-		}
-		body := requestBody(t, dump, r)
-		if os.Getenv("CSA_MEMORY_DUMP") != "" {
-			t.Logf("%s request:\n%s", filepath.Base(cmd.Path), body)
-		}
-		return parse(body)
-	}
-	t.Fatalf("%s: no request reached the model", cmd.Path)
-	return nil
-}
-
-// requestBody finds the dumped body of the first matched model request.
-func requestBody(t *testing.T, dump string, _ modelserver.RequestRecord) string {
-	t.Helper()
-	entries, err := os.ReadDir(dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dump, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), "memory parity") && strings.Contains(string(data), `"messages"`) {
-			return string(data)
-		}
-	}
-	t.Fatalf("no dumped request in %s", dump)
-	return ""
+	return parse(body)
 }
 
 // selfAs links this test binary under name (TestMain runs it as that
