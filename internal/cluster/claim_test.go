@@ -22,15 +22,8 @@ import (
 // "taken" and dropped the run, the record pending on it for ever. Another
 // worker still finds the run taken.
 func TestClaimAfterLostAck(t *testing.T) {
-	c := openTest(t, clustertest.Start(t, 3).URL())
+	c, req, rec := submitted(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
-	rec, err := c.Submit(ctx, req, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.ID, req.Attempt = rec.ID, 1
 	sessions := &lossyKV{KeyValue: c.Sessions}
 	sessions.lose.Store(1)
 	lossy := *c
@@ -149,15 +142,8 @@ func (s *notYetKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry
 // the worker drop the request, the record pending on no worker for ever
 // (1 run of 30 in a CI run at load 11).
 func TestClaimBeforeAReplicaHasTheRecord(t *testing.T) {
-	c := openTest(t, clustertest.Start(t, 3).URL())
+	c, req, rec := submitted(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
-	rec, err := c.Submit(ctx, req, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.ID, req.Attempt = rec.ID, 1
 	sessions := &notYetKV{KeyValue: c.Sessions}
 	sessions.behind.Store(100)
 	behind := *c
@@ -173,4 +159,19 @@ func TestClaimBeforeAReplicaHasTheRecord(t *testing.T) {
 	if got.Remote.Worker != "w1" {
 		t.Fatalf("the record names worker %q, want w1", got.Remote.Worker)
 	}
+}
+
+// submitted is a 3-node cluster with one run queued: its request (id and
+// attempt set, as a worker takes it) and its pending record.
+func submitted(t *testing.T) (*Cluster, remoterun.Request, *Record) {
+	t.Helper()
+	c := openTest(t, clustertest.Start(t, 3).URL())
+	dir := t.TempDir()
+	req := remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}
+	rec, err := c.Submit(context.Background(), req, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ID, req.Attempt = rec.ID, 1
+	return c, req, rec
 }

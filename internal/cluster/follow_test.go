@@ -10,8 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/csa-dev/csa/internal/cluster/clustertest"
-	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -37,13 +35,8 @@ func (s *staleKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry,
 // drops the run's next state; a record that really names another worker
 // still does.
 func TestFollowerStaleRead(t *testing.T) {
-	c := openTest(t, clustertest.Start(t, 3).URL())
+	c, _, rec := submitted(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	rec, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
 	queued, err := c.Sessions.Get(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -93,13 +86,8 @@ func TestFollowerStaleRead(t *testing.T) {
 // again (events.Append): the bytes the worker read before the cut are
 // never sent, nor joined to the line that replaces them.
 func TestEventsCutBackLine(t *testing.T) {
-	c := openTest(t, clustertest.Start(t, 3).URL())
+	c, _, rec := submitted(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	rec, err := c.Submit(ctx, remoterun.Request{Tool: "codex", Prompt: "p", Cwd: dir, ProjectRoot: dir}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
 	store, err := session.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
