@@ -18,6 +18,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
 // Kind tells a skill (a folder with SKILL.md) from a custom command (one
@@ -108,10 +109,11 @@ func (s *Set) ModelInvocable() []Skill {
 	return out
 }
 
-// Sources are where Load looks: the user's home (~/.claude) and the
-// project root (its .claude). Either may be "".
+// Sources are where Load looks: the user's home (~/.claude), the project
+// root (its .claude) and --plugin-dir folders. Any may be empty.
 type Sources struct {
 	Home, ProjectRoot string
+	PluginDirs        []string
 }
 
 // Load reads the user's commands and skills, then the project's, then
@@ -139,13 +141,13 @@ func Load(src Sources) (*Set, error) {
 		add(loadCommands(filepath.Join(claude, "commands"), base.source, "", ""))
 		add(loadSkills(filepath.Join(claude, "skills"), base.source, "", ""))
 	}
-	plugins, err := enabledPlugins(src.Home, src.ProjectRoot)
+	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, p := range plugins {
-		add(loadCommands(filepath.Join(p.root, "commands"), "plugin "+p.name, p.name+":", p.root))
-		add(loadSkills(filepath.Join(p.root, "skills"), "plugin "+p.name, p.name+":", p.root))
+		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
+		add(loadSkills(p.Dir("skills"), "plugin "+p.Name, p.Name+":", p.Root))
 	}
 	return s, errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package skills
+package plugin
 
 import (
 	"encoding/json"
@@ -11,12 +11,6 @@ import (
 	"strings"
 )
 
-// plugin is an installed Claude Code plugin that is enabled.
-type plugin struct {
-	name string // the part of its id "name@marketplace" before the @
-	root string // its installPath: commands/ and skills/ are in it
-}
-
 // install is one installation of a plugin in installed_plugins.json.
 type install struct {
 	InstallPath string `json:"installPath"`
@@ -24,13 +18,23 @@ type install struct {
 	ProjectPath string `json:"projectPath"` // for project and local
 }
 
-// enabledPlugins finds the plugins Claude Code would load: those listed in
+// Enabled finds the plugins Claude Code would load: those listed in
 // ~/.claude/plugins/installed_plugins.json (version 1: one installation
 // an id; version 2: a list, each user-wide or for one project) whose id is
 // true in enabledPlugins of ~/.claude/settings.json, the project's
 // .claude/settings.json or .claude/settings.local.json (the later file
-// wins).
-func enabledPlugins(home, projectRoot string) ([]plugin, error) {
+// wins), then the --plugin-dir folders (named by their manifest's name,
+// else their folder's). The error joins every file that could not be
+// read; the plugins returned are the good ones.
+func Enabled(src Sources) ([]Plugin, error) {
+	out, err := installed(src.Home, src.ProjectRoot)
+	for _, dir := range src.Dirs {
+		out = append(out, fromDir(dir))
+	}
+	return out, err
+}
+
+func installed(home, projectRoot string) ([]Plugin, error) {
 	if home == "" {
 		return nil, nil
 	}
@@ -67,7 +71,7 @@ func enabledPlugins(home, projectRoot string) ([]plugin, error) {
 		}
 	}
 	sort.Strings(ids)
-	var out []plugin
+	var out []Plugin
 	for _, id := range ids {
 		raw, ok := installed.Plugins[id]
 		if !ok {
@@ -86,7 +90,7 @@ func enabledPlugins(home, projectRoot string) ([]plugin, error) {
 		name, _, _ := strings.Cut(id, "@")
 		for _, in := range list {
 			if in.InstallPath != "" && (in.Scope == "" || in.Scope == "user" || samePath(in.ProjectPath, projectRoot)) {
-				out = append(out, plugin{name: name, root: in.InstallPath})
+				out = append(out, Plugin{ID: id, Name: name, Root: in.InstallPath})
 				break
 			}
 		}
@@ -111,4 +115,17 @@ func readJSON(path string, v any) error {
 
 func samePath(a, b string) bool {
 	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
+}
+
+// fromDir is a plugin given by its folder: named by
+// .claude-plugin/plugin.json's name, else by the folder.
+func fromDir(dir string) Plugin {
+	var m struct {
+		Name string `json:"name"`
+	}
+	_ = readJSON(filepath.Join(dir, ".claude-plugin", "plugin.json"), &m)
+	if m.Name == "" {
+		m.Name = filepath.Base(filepath.Clean(dir))
+	}
+	return Plugin{ID: m.Name, Name: m.Name, Root: dir}
 }
