@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/csa-dev/csa/internal/csaagent/claudesettings"
 	"github.com/csa-dev/csa/internal/csaagent/compact"
 	"github.com/csa-dev/csa/internal/csaagent/config"
 	"github.com/csa-dev/csa/internal/csaagent/event"
@@ -16,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/llm/providers"
 	"github.com/csa-dev/csa/internal/csaagent/loop"
 	"github.com/csa-dev/csa/internal/csaagent/mcp"
+	"github.com/csa-dev/csa/internal/csaagent/outputstyle"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/prompt"
 	"github.com/csa-dev/csa/internal/csaagent/skills"
@@ -64,6 +66,8 @@ type session struct {
 	current *turnState
 	granted map[string]bool
 	mcp     *mcp.Manager
+	// display is the Claude Code settings for what the user sees.
+	display claudesettings.Settings
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -127,10 +131,15 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
 	externalImports := prompt.ExternalImportsApproved(mcp.ClaudeJSON(sio.Getenv("HOME"), sio.Getenv), project)
-	system := func(extra string) string {
+	s.display = displaySettings(o, sio)
+	style := outputStyle(sio, project, s.display.OutputStyle)
+	// The output style shapes the main agent's answers to the user; a
+	// subagent answers its caller, as in Claude Code.
+	styled := func(extra string, style *outputstyle.Style) string {
 		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
-			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra})
+			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra, Style: style})
 	}
+	system := func(extra string) string { return styled(extra, nil) }
 	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project, Cwd: sio.Cwd})
 	if err != nil {
 		// A broken definition leaves that one out; the others work.
@@ -165,7 +174,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Provider:    retrying,
 		Model:       model,
 		Effort:      firstOf(o.effort, cfg.Effort),
-		System:      system(""),
+		System:      styled("", style),
 		Tools:       all,
 		Dynamic:     s.mcp.Tools,
 		Env:         s.env,

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/csa-dev/csa/internal/csaagent/outputstyle"
 )
 
 // Env is what the prompt says about the environment.
@@ -22,6 +24,8 @@ type Env struct {
 	ExternalImports bool
 	// Extra is appended last (a subagent's own instructions).
 	Extra string
+	// Style is the selected output style; nil for none.
+	Style *outputstyle.Style
 }
 
 const identity = `You are csa-agent, a coding agent working in the user's project through tools.
@@ -29,10 +33,28 @@ Do what was asked, no more. Prefer the dedicated tools (Read, Edit, Glob, Grep) 
 Read a file before editing it. Keep answers short; when done, say what you did and what you found.
 When several tool calls are independent, make them in the same turn: they run in parallel.`
 
+// styledIdentity replaces identity under an output style, as Claude Code
+// replaces its opening: the style says how to answer. The coding guidance
+// (codingGuidance) follows only when the style keeps it.
+const (
+	styledIdentity = `You are csa-agent, an agent working in the user's project through tools, who answers according to the "Output Style" below.`
+	codingGuidance = `Do what was asked, no more. Read a file before editing it. Keep answers short; when done, say what you did and what you found.`
+	toolGuidance   = `Prefer the dedicated tools (Read, Edit, Glob, Grep) to shell commands for files.
+When several tool calls are independent, make them in the same turn: they run in parallel.`
+)
+
 // Build returns the system prompt.
 func Build(e Env) string {
 	var b strings.Builder
-	b.WriteString(identity)
+	if e.Style == nil {
+		b.WriteString(identity)
+	} else {
+		b.WriteString(styledIdentity + "\n")
+		if e.Style.KeepCodingInstructions {
+			b.WriteString(codingGuidance + "\n")
+		}
+		b.WriteString(toolGuidance)
+	}
 	b.WriteString("\n\n<env>\n")
 	fmt.Fprintf(&b, "Working directory: %s\n", e.Cwd)
 	root, branch, isRepo := gitState(e.Cwd)
@@ -54,6 +76,11 @@ func Build(e Env) string {
 		fmt.Fprintf(&b, "Permission mode: %s\n", e.Mode)
 	}
 	b.WriteString("</env>\n")
+	if e.Style != nil {
+		// Claude Code's own heading, so a style reads the same to the
+		// model in both programs.
+		fmt.Fprintf(&b, "\n# Output Style: %s\n%s\n", e.Style.Name, e.Style.Prompt)
+	}
 	for _, f := range memoryFiles(e.Home, e.Cwd, e.ExternalImports) {
 		fmt.Fprintf(&b, "\nInstructions from %s:\n<instructions>\n%s\n</instructions>\n", f.path, f.text)
 	}

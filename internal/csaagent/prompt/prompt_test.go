@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/csaagent/outputstyle"
 )
 
 func write(t *testing.T, path, content string) {
@@ -55,5 +57,23 @@ func TestWorktreeGitFileAndNoRepo(t *testing.T) {
 	plain := t.TempDir()
 	if p := Build(Env{Cwd: plain, Now: time.Now()}); !strings.Contains(p, "Is directory a git repo: false") || ProjectRoot(plain) != plain {
 		t.Fatalf("no repo:\n%s", p)
+	}
+}
+
+func TestOutputStyle(t *testing.T) {
+	cwd := t.TempDir()
+	plain := Build(Env{Cwd: cwd, Now: time.Now()})
+	if !strings.HasPrefix(plain, identity) || strings.Contains(plain, "Output Style") {
+		t.Fatalf("without a style the prompt changed:\n%s", plain)
+	}
+	style := &outputstyle.Style{Name: "Terse", Prompt: "One line.\n\nNo lists."}
+	p := Build(Env{Cwd: cwd, Now: time.Now(), Style: style})
+	if !strings.Contains(p, "\n# Output Style: Terse\nOne line.\n\nNo lists.\n") || strings.Contains(p, codingGuidance) ||
+		!strings.HasPrefix(p, styledIdentity) || !strings.Contains(p, toolGuidance) {
+		t.Fatalf("styled prompt:\n%s", p)
+	}
+	style.KeepCodingInstructions = true
+	if p := Build(Env{Cwd: cwd, Now: time.Now(), Style: style}); !strings.Contains(p, codingGuidance) {
+		t.Fatalf("a style keeping the coding guidance lost it:\n%s", p)
 	}
 }
