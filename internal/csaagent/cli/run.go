@@ -89,6 +89,7 @@ func (s *session) repl(ctx context.Context, first string) int {
 	next := first
 	for {
 		if next == "" {
+			s.showStatus(ctx)
 			fmt.Fprint(s.io.Stderr, "> ")
 			if !in.Scan() {
 				fmt.Fprintln(s.io.Stderr)

@@ -21,6 +21,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/prompt"
 	"github.com/csa-dev/csa/internal/csaagent/skills"
+	"github.com/csa-dev/csa/internal/csaagent/statusline"
 	"github.com/csa-dev/csa/internal/csaagent/store"
 	"github.com/csa-dev/csa/internal/csaagent/subagent"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
@@ -68,6 +69,13 @@ type session struct {
 	mcp     *mcp.Manager
 	// display is the Claude Code settings for what the user sees.
 	display claudesettings.Settings
+	// style is the selected output style (nil: none).
+	style *outputstyle.Style
+	// window is the model's context window, in tokens.
+	window int64
+	// status is the REPL's status line (nil: none), track its state.
+	status *statusline.Status
+	track  *statusState
 }
 
 func open(ctx context.Context, o *options, sio IO) (*session, error) {
@@ -75,7 +83,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	s := &session{o: o, io: sio}
+	s := &session{o: o, io: sio, track: &statusState{started: time.Now()}}
 	configured := []string{o.model, sio.Getenv(csaenv.AgentModel), cfg.Model}
 	s.spec = firstOf(configured...)
 	if s.spec == "" {
@@ -120,7 +128,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	}
 	var mcpStatus []event.MCPServer
 	s.mcp, mcpStatus = startMCP(mcpServers, sio)
-	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
+	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn), event.Func(s.track.observe)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
 	s.main, s.model = retrying, model
@@ -128,11 +136,17 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if ms.ContextWindow == 0 && choice.Context1M {
 		ms.ContextWindow = window1M
 	}
+	s.window = ms.ContextWindow
+	if s.window == 0 {
+		s.window = compact.DefaultWindow(model)
+	}
 	s.compactor = compact.New(compact.Config{Window: ms.ContextWindow, Threshold: ms.CompactAt,
 		PreCompact: s.preCompact, Store: s.conv})
 	externalImports := prompt.ExternalImportsApproved(mcp.ClaudeJSON(sio.Getenv("HOME"), sio.Getenv), project)
 	s.display = displaySettings(o, sio)
-	style := outputStyle(sio, project, s.display.OutputStyle)
+	s.style = outputStyle(sio, project, s.display.OutputStyle)
+	style := s.style
+	s.newStatus()
 	// The output style shapes the main agent's answers to the user; a
 	// subagent answers its caller, as in Claude Code.
 	styled := func(extra string, style *outputstyle.Style) string {
