@@ -193,7 +193,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Dynamic:     s.mcp.Tools,
 		Env:         s.env,
 		Permit:      s.hooks.Permit(s.policy, s.ask),
-		Hooks:       s.hooks,
+		Hooks:       memoryOnRead{s.hooks, prompt.NewNestedMemory(sio.Getenv("HOME"), sio.Cwd, externalImports), sio.Cwd},
 		Sink:        s.sink,
 		MaxTurns:    firstInt(o.maxTurns, cfg.MaxTurns),
 		TokenBudget: cfg.TokenBudget,

@@ -31,25 +31,32 @@ var htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 // memory files.
 var markdown = goldmark.New()
 
-// splitFrontMatter returns the body and whether the front matter scopes
-// the file to paths (a conditional rule).
-func splitFrontMatter(s string) (body string, scoped bool) {
+// splitFrontMatter returns the body and the paths: patterns that scope
+// the file to some paths (a conditional rule); nil when it has none, or
+// only "**", as Claude Code reads them ("dir/**" is "dir").
+func splitFrontMatter(s string) (body string, globs []string) {
 	m := frontMatter.FindStringSubmatchIndex(s)
 	if m == nil {
-		return s, false
+		return s, nil
 	}
 	body = s[m[1]:]
 	fields, err := frontmatter.Parse(s[m[2]:m[3]])
 	if err != nil {
-		return body, false
+		return body, nil
 	}
+	all := true // every pattern is "**": the rule applies everywhere
 	for _, p := range fields["paths"].List() {
 		p = strings.TrimSuffix(p, "/**")
-		if p != "" && p != "**" {
-			return body, true
+		if p == "" {
+			continue
 		}
+		globs = append(globs, p)
+		all = all && p == "**"
 	}
-	return body, false
+	if all {
+		return body, nil
+	}
+	return body, globs
 }
 
 // parseMemory returns the text the model gets (block HTML comments

@@ -45,14 +45,14 @@ func memoryFiles(home, cwd string, external bool) []file {
 	var out []file
 	if home != "" {
 		out = append(out, m.load(filepath.Join(home, ".claude", "CLAUDE.md"), fromUser, 0)...)
-		out = append(out, m.rules(filepath.Join(home, ".claude", "rules"), fromUser, map[string]bool{})...)
+		out = append(out, m.rules(filepath.Join(home, ".claude", "rules"), fromUser, map[string]bool{}, false)...)
 		out = append(out, m.load(filepath.Join(home, ".config", "csa-agent", "AGENTS.md"), fromUser, 0)...)
 	}
 	for _, dir := range ancestors(cwd) {
 		out = append(out, m.load(filepath.Join(dir, "AGENTS.md"), fromProject, 0)...)
 		out = append(out, m.load(filepath.Join(dir, "CLAUDE.md"), fromProject, 0)...)
 		out = append(out, m.load(filepath.Join(dir, ".claude", "CLAUDE.md"), fromProject, 0)...)
-		out = append(out, m.rules(filepath.Join(dir, ".claude", "rules"), fromProject, map[string]bool{})...)
+		out = append(out, m.rules(filepath.Join(dir, ".claude", "rules"), fromProject, map[string]bool{}, false)...)
 		out = append(out, m.load(filepath.Join(dir, "CLAUDE.local.md"), fromProject, 0)...)
 	}
 	return out
@@ -90,12 +90,12 @@ func (m *memory) load(path string, o origin, depth int) []file {
 	if !ok {
 		return nil
 	}
-	body, scoped := splitFrontMatter(data)
+	body, globs := splitFrontMatter(data)
 	content, imports := parseMemory(body, filepath.Dir(path), m.home)
 	if strings.TrimSpace(content) == "" {
 		return nil
 	}
-	out := []file{{path: path, text: strings.TrimSpace(content), scoped: scoped}}
+	out := []file{{path: path, text: strings.TrimSpace(content), globs: globs}}
 	for _, imp := range imports {
 		if o == fromProject && !m.external && !within(imp, m.cwd) {
 			continue
@@ -106,10 +106,12 @@ func (m *memory) load(path string, o origin, depth int) []file {
 }
 
 // rules reads a rules directory's *.md files, sub-directories included,
-// in the directory's own order, as Claude Code does. A rule whose front matter names paths: applies only to
-// those files; Claude Code reads it when such a file is touched, so it is
-// left out here.
-func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
+// in the directory's own order, as Claude Code does. A rule whose front
+// matter names paths: applies only to those files: Claude Code gives it
+// when such a file is read (ScopedRules), so only scoped ones read them
+// and the others leave them out; the files a rule imports come only with
+// an unscoped one, as in Claude Code.
+func (m *memory) rules(dir string, o origin, visited map[string]bool, scoped bool) []file {
 	if visited[dir] {
 		return nil
 	}
@@ -131,7 +133,7 @@ func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
 			continue
 		}
 		if fi.IsDir() {
-			out = append(out, m.rules(p, o, visited)...)
+			out = append(out, m.rules(p, o, visited, scoped)...)
 			continue
 		}
 		if !fi.Mode().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
@@ -141,7 +143,7 @@ func (m *memory) rules(dir string, o origin, visited map[string]bool) []file {
 			p = r // Claude Code names a linked rule by its target
 		}
 		for _, f := range m.load(p, o, 0) {
-			if !f.scoped {
+			if (len(f.globs) > 0) == scoped {
 				out = append(out, f)
 			}
 		}

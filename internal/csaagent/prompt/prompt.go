@@ -90,8 +90,9 @@ func Build(e Env) string {
 	return b.String()
 }
 
-// file is one memory file's text; scoped marks a rule limited to paths.
+// file is one memory file's text; globs limit a rule to the paths they
+// match (gitignore patterns), nil for a file that always applies.
 type file struct {
 	path, text string
-	scoped     bool
+	globs      []string
 }
