@@ -105,7 +105,7 @@ func skillsOf(sio IO) func(cwd string) ([]appserver.Skill, []appserver.SkillErro
 		if cwd == "" {
 			cwd = sio.Cwd
 		}
-		set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: prompt.ProjectRoot(cwd)})
+		set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: prompt.ProjectRoot(cwd), Cwd: cwd})
 		var out []appserver.Skill
 		for _, sk := range set.All() {
 			out = append(out, appserver.Skill{Name: sk.Name, Description: sk.Description, Path: sk.Path,

@@ -11,7 +11,7 @@ import (
 // loadSkills reads the skills and commands of the user, the project and
 // enabled plugins; a broken file is named on stderr and left out.
 func loadSkills(sio IO, projectRoot string) *skills.Set {
-	set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot})
+	set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot, Cwd: sio.Cwd})
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "csa-agent: skills:", err)
 	}

@@ -113,43 +113,81 @@ func (s *Set) ModelInvocable() []Skill {
 // root (its .claude) and --plugin-dir folders. Any may be empty.
 type Sources struct {
 	Home, ProjectRoot string
-	PluginDirs        []string
+	// Cwd, when below ProjectRoot, adds the .claude of each folder from it
+	// up to the root, as Claude Code reads them.
+	Cwd        string
+	PluginDirs []string
 }
 
-// Load reads the user's commands and skills, then the project's, then
-// those of the enabled plugins; a later one replaces an earlier one of the
-// same name (the project's beat the user's; a skill beats a command of its
-// own source). Plugins' names carry the plugin's ("plugin:name"). A file
-// that cannot be read or parsed is left out and named in the error, which
-// joins every such failure: the set returned holds the good ones.
+// Load reads the commands and skills in Claude Code's order, where the
+// first of a name wins (a later one of that name is left out): the user's
+// skills, the project's (the working directory's first, then each folder
+// up to the project root), the user's commands, the project's, then those
+// of the enabled plugins (a plugin's skill beats its command). Plugins'
+// names carry the plugin's ("plugin:name"). A file that cannot be read or
+// parsed is left out and named in the error, which joins every such
+// failure: the set returned holds the good ones.
 func Load(src Sources) (*Set, error) {
 	s := &Set{byName: map[string]Skill{}}
 	var errs []error
 	add := func(list []Skill, err error) {
 		for _, sk := range list {
-			s.byName[sk.Name] = sk
+			if _, taken := s.byName[sk.Name]; !taken {
+				s.byName[sk.Name] = sk
+			}
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, base := range []struct{ dir, source string }{{src.Home, "user"}, {src.ProjectRoot, "project"}} {
-		if base.dir == "" {
-			continue
-		}
-		claude := filepath.Join(base.dir, ".claude")
-		add(loadCommands(filepath.Join(claude, "commands"), base.source, "", ""))
-		add(loadSkills(filepath.Join(claude, "skills"), base.source, "", ""))
+	type base struct{ dir, source string }
+	var bases []base
+	if src.Home != "" {
+		bases = append(bases, base{filepath.Join(src.Home, ".claude"), "user"})
+	}
+	for _, d := range projectDirs(src.Cwd, src.ProjectRoot, src.Home) {
+		bases = append(bases, base{filepath.Join(d, ".claude"), "project"})
+	}
+	for _, b := range bases {
+		add(loadSkills(filepath.Join(b.dir, "skills"), b.source, "", ""))
+	}
+	for _, b := range bases {
+		add(loadCommands(filepath.Join(b.dir, "commands"), b.source, "", ""))
 	}
 	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, p := range plugins {
-		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
 		add(loadSkills(p.Dir("skills"), "plugin "+p.Name, p.Name+":", p.Root))
+		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
 	}
 	return s, errors.Join(errs...)
+}
+
+// projectDirs lists cwd and each folder above it up to root, as Claude
+// Code walks them (never home or above it); just root when cwd is not
+// below it.
+func projectDirs(cwd, root, home string) []string {
+	if root == "" {
+		return nil
+	}
+	root = filepath.Clean(root)
+	rel, err := filepath.Rel(root, cwd)
+	if cwd == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return []string{root}
+	}
+	var out []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		if home != "" && d == filepath.Clean(home) {
+			break
+		}
+		out = append(out, d)
+		if d == root || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return out
 }
 
 // loadSkills reads dir/NAME/SKILL.md; a missing dir has none.

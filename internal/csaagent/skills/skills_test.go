@@ -45,7 +45,8 @@ func TestLoad(t *testing.T) {
 	write(t, filepath.Join(proj, ".claude/commands/badrule.md"), "---\nallowed-tools: Bash(\n---\nx")
 
 	set, err := Load(Sources{Home: home, ProjectRoot: proj})
-	if got := names(set.All()); got != "frontend:component(project) hello(user) mine(user) quiet(project) shared(project)" {
+	// Of two skills named shared, the user's wins, as in Claude Code.
+	if got := names(set.All()); got != "frontend:component(project) hello(user) mine(user) quiet(project) shared(user)" {
 		t.Fatalf("All = %s (%v)", got, err)
 	}
 	for _, want := range []string{"broken/SKILL.md: front matter not closed", "badbool/SKILL.md: user-invocable must be true or false",
@@ -55,7 +56,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	shared, _ := set.Lookup("shared")
-	if shared.Body != "project body" || shared.UserInvocable || !shared.ModelInvocable || shared.Kind != KindSkill {
+	if shared.Body != "user body" || !shared.UserInvocable || !shared.ModelInvocable || shared.Kind != KindSkill {
 		t.Errorf("shared = %+v", shared)
 	}
 	mine, _ := set.Lookup("mine")
@@ -76,7 +77,7 @@ func TestLoad(t *testing.T) {
 	if !comp.ModelInvocable || fmt.Sprint(comp.AllowedTools) != "[Write]" {
 		t.Errorf("frontend:component = %+v", comp)
 	}
-	if got := names(set.ModelInvocable()); got != "frontend:component(project) hello(user) mine(user) shared(project)" {
+	if got := names(set.ModelInvocable()); got != "frontend:component(project) hello(user) mine(user) shared(user)" {
 		t.Errorf("ModelInvocable = %s", got)
 	}
 }
