@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,11 +118,26 @@ func (m modes) SetMode(name string) error {
 	return nil
 }
 
-// fallbackModel is the model name of a fallback given as provider/model:
-// the fallback is a model of the same provider.
-func fallbackModel(spec string) string {
-	if _, m, ok := strings.Cut(spec, "/"); ok {
-		return m
+// fallbackModel resolves --fallback-model (or the config's) as --model
+// is resolved, Claude Code's aliases (sonnet, haiku...) and "inherit"
+// included, against the session's model: the model name to switch to, of
+// the session's provider. "" for none.
+func fallbackModel(spec, session string, conf providers.Conf, getenv func(string) string) (string, error) {
+	if spec == "" {
+		return "", nil
 	}
-	return spec
+	c, err := providers.Choose(spec, session, conf, getenv)
+	if err != nil {
+		return "", fmt.Errorf("fallback model: %w", err)
+	}
+	if provider(c.Spec) != provider(session) {
+		return "", fmt.Errorf("fallback model %q is a model of another provider than the session's %q", spec, session)
+	}
+	return c.Model, nil
+}
+
+// provider is the provider part of a provider/model spec.
+func provider(spec string) string {
+	p, _, _ := strings.Cut(spec, "/")
+	return p
 }

@@ -129,8 +129,11 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	var mcpStatus []event.MCPServer
 	s.mcp, mcpStatus = startMCP(mcpServers, sio)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn), event.Func(s.track.observe)}
-	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
-		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
+	fallback, err := fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel), s.chosen, s.conf, sio.Getenv)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries, Fallback: fallback, OnRetry: s.onRetry}
 	s.main, s.model = retrying, model
 	ms := cfg.ModelSettings(s.chosen, model)
 	if ms.ContextWindow == 0 && choice.Context1M {
