@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/config"
@@ -120,9 +119,9 @@ func (m modes) SetMode(name string) error {
 
 // fallbackModel resolves --fallback-model (or the config's) as --model
 // is resolved, Claude Code's aliases (sonnet, haiku...) and "inherit"
-// included, against the session's model: the model name to switch to, of
-// the session's provider. "" for none.
-func fallbackModel(spec, session string, conf providers.Conf, getenv func(string) string) (string, error) {
+// included, against the session's model: the model name to switch to,
+// which must be of main, the session's provider. "" for none.
+func fallbackModel(spec, session string, main llm.Provider, conf providers.Conf, getenv func(string) string) (string, error) {
 	if spec == "" {
 		return "", nil
 	}
@@ -130,14 +129,8 @@ func fallbackModel(spec, session string, conf providers.Conf, getenv func(string
 	if err != nil {
 		return "", fmt.Errorf("fallback model: %w", err)
 	}
-	if provider(c.Spec) != provider(session) {
-		return "", fmt.Errorf("fallback model %q is a model of another provider than the session's %q", spec, session)
+	if c.Provider.Name() != main.Name() {
+		return "", fmt.Errorf("fallback model %q is a model of %s, not of the session's provider %s", spec, c.Provider.Name(), main.Name())
 	}
 	return c.Model, nil
-}
-
-// provider is the provider part of a provider/model spec.
-func provider(spec string) string {
-	p, _, _ := strings.Cut(spec, "/")
-	return p
 }

@@ -129,7 +129,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	var mcpStatus []event.MCPServer
 	s.mcp, mcpStatus = startMCP(mcpServers, sio)
 	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn), event.Func(s.track.observe)}
-	fallback, err := fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel), s.chosen, s.conf, sio.Getenv)
+	fallback, err := fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel), s.chosen, prov, s.conf, sio.Getenv)
 	if err != nil {
 		return nil, usageError{err}
 	}
