@@ -25,6 +25,7 @@ type options struct {
 	sessionID      string
 	resume         string
 	settings       string
+	agents         string // --agents: Claude Code's JSON of subagents
 	maxTurns       int
 	allowed        []string
 	disallowed     []string
@@ -65,7 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.skipPerms, "dangerously-skip-permissions", false, "bypassPermissions: run every tool call")
 	fs.StringVar(&o.sessionID, "session-id", "", "name a new session (a UUID)")
 	fs.StringVarP(&o.resume, "resume", "r", "", "continue a stored session")
-	fs.StringVar(&o.settings, "settings", "", "Claude Code settings (hooks): a file or the JSON itself")
+	fs.StringVar(&o.settings, "settings", "", "Claude Code settings (hooks, outputStyle, statusLine): a file or the JSON itself")
+	fs.StringVar(&o.agents, "agents", "", "JSON object defining custom subagents, as Claude Code's --agents: '{\"reviewer\": {\"description\": \"...\", \"prompt\": \"...\"}}'")
 	fs.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model requests")
 	fs.StringArrayVar(&o.allowed, "allowedTools", nil, "allow rules, comma- or space-separated: \"Bash(git diff:*) Edit\"")
 	fs.StringArrayVar(&o.disallowed, "disallowedTools", nil, "deny rules, as --allowedTools")

@@ -162,6 +162,13 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		// A broken definition leaves that one out; the others work.
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
+	if o.agents != "" {
+		flagDefs, err := subagent.ParseFlag(o.agents)
+		if err != nil {
+			fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
+		}
+		defs = subagent.WithFlag(defs, flagDefs, subagent.ManagedDir)
+	}
 	all := visibleTools(tools.All(), o.disallowed)
 	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
 	all = s.withSkillTool(all)
