@@ -52,7 +52,7 @@ func TestOutputStyleParityWithClaudeCode(t *testing.T) {
 	}
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo", "sub")
 
-	claudeSys, agentSys := compareStyle(t, claude, dir, home, cwd)
+	claudeSys, agentSys := compareStyle(t, claude, dir, home, cwd, "")
 	if !strings.Contains(claudeSys, "The subfolder's voice") {
 		t.Fatalf("the working directory's style did not win:\n%s", claudeSys)
 	}
@@ -66,21 +66,73 @@ func TestOutputStyleParityWithClaudeCode(t *testing.T) {
 	if err := writeFile(filepath.Join(cwd, ".claude", "settings.local.json"), `{"outputStyle": "terse"}`); err != nil {
 		t.Fatal(err)
 	}
-	claudeSys, agentSys = compareStyle(t, claude, dir, home, cwd)
+	claudeSys, agentSys = compareStyle(t, claude, dir, home, cwd, "")
 	if !strings.Contains(claudeSys, "# Output Style: terse\n# Terse") {
 		t.Fatalf("the user's style was not selected:\n%s", claudeSys)
 	}
 	if strings.Contains(agentSys, "Read a file before editing it") {
 		t.Fatal("a style without keep-coding-instructions kept the coding guidance")
 	}
+
+	// An installed plugin's style is named plugin:name. The plugin is
+	// installed from a marketplace in a folder, as Claude Code installs it;
+	// csa-agent reads enabledPlugins from the user's settings and the
+	// project root's, Claude Code from the user's and the working
+	// directory's: the user's serve both (written after the test set-up
+	// writes Claude Code's: userSettings).
+	market := filepath.Join(dir, "market")
+	plug := filepath.Join(market, "plug") // a folder marketplace's plugins stay in it
+	plugins := filepath.Join(home, ".claude", "plugins")
+	for name, content := range map[string]string{
+		filepath.Join(market, ".claude-plugin", "marketplace.json"): `{"name": "mkt", "owner": {"name": "us"}, "plugins": [{"name": "plug", "source": "./plug"}]}`,
+		filepath.Join(plug, ".claude-plugin", "plugin.json"):        `{"name": "plug", "version": "1.0.0"}`,
+		filepath.Join(plug, "output-styles", "voice.md"):            "---\ndescription: the plugin's voice\n---\nThe plugin speaks.\nEnd of style.\n",
+		filepath.Join(plugins, "known_marketplaces.json"): `{"mkt": {"source": {"source": "directory", "path": "` + market +
+			`"}, "installLocation": "` + market + `", "lastUpdated": "2026-01-01T00:00:00.000Z"}}`,
+		filepath.Join(plugins, "installed_plugins.json"): `{"version": 2, "plugins": {"plug@mkt": [{"scope": "user", "installPath": "` + plug +
+			`", "version": "1.0.0", "installedAt": "2026-01-01T00:00:00.000Z", "lastUpdated": "2026-01-01T00:00:00.000Z"}]}}`,
+		filepath.Join(cwd, ".claude", "settings.local.json"): `{"outputStyle": "plug:voice"}`,
+	} {
+		if err := writeFile(name, content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withPlugin := `{"skipDangerousModePermissionPrompt": true, "enabledPlugins": {"plug@mkt": true}}`
+	claudeSys, _ = compareStyle(t, claude, dir, home, cwd, withPlugin)
+	if !strings.Contains(claudeSys, "# Output Style: plug:voice\nThe plugin speaks.") {
+		t.Fatalf("the plugin's style was not selected:\n%s", claudeSys)
+	}
+
+	// A plugin's style with force-for-plugin applies whatever the settings
+	// say.
+	if err := writeFile(filepath.Join(plug, "output-styles", "forced.md"),
+		"---\nforce-for-plugin: true\n---\nThe plugin insists.\nEnd of style.\n"); err != nil {
+		t.Fatal(err)
+	}
+	claudeSys, _ = compareStyle(t, claude, dir, home, cwd, withPlugin)
+	if !strings.Contains(claudeSys, "# Output Style: plug:forced\nThe plugin insists.") {
+		t.Fatalf("the forced style was not applied:\n%s", claudeSys)
+	}
 }
 
 // compareStyle runs both programs and fails unless the style sections of
 // their system prompts are equal; it returns both system prompts.
-func compareStyle(t *testing.T, claude, dir, home, cwd string) (claudeSys, agentSys string) {
+// userSettings, when not "", replaces the user's settings file the test
+// set-up writes for Claude Code, for both programs.
+func compareStyle(t *testing.T, claude, dir, home, cwd, userSettings string) (claudeSys, agentSys string) {
 	t.Helper()
 	claudeSys = systemText(firstRequest(t, styleScript, "style parity", cwd, func(url string) *exec.Cmd {
-		return claudeCommand(t, claude, home, cwd, url, "style parity")
+		cmd := claudeCommand(t, claude, home, cwd, url, "style parity")
+		if userSettings != "" {
+			if err := writeFile(filepath.Join(home, ".claude", "settings.json"), userSettings); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f := os.Getenv("CSA_STYLE_DEBUG"); f != "" { // Claude Code's debug log, to see why
+
+			cmd.Args = append(cmd.Args, "--debug-file", f)
+		}
+		return cmd
 	}))
 	agentSys = systemText(firstRequest(t, styleScript, "style parity", cwd, func(url string) *exec.Cmd {
 		return agentCommand(t, dir, home, cwd, url, "style parity")
