@@ -129,7 +129,6 @@ func compareStyle(t *testing.T, claude, dir, home, cwd, userSettings string) (cl
 			}
 		}
 		if f := os.Getenv("CSA_STYLE_DEBUG"); f != "" { // Claude Code's debug log, to see why
-
 			cmd.Args = append(cmd.Args, "--debug-file", f)
 		}
 		return cmd
