@@ -56,13 +56,13 @@ func (s *session) showStatus(ctx context.Context) {
 	s.track.mu.Unlock()
 	mode := string(s.policy.Mode())
 	key := fmt.Sprintf("%d %+v %s %s", messages, last, mode, s.model)
-	text, fresh := s.status.Update(ctx, key, func() statusline.Input { return s.statusInput(mode, last) })
+	text, fresh := s.status.Update(ctx, key, func() statusline.Input { return s.statusInput(last) })
 	if fresh && text != "" {
 		fmt.Fprintln(s.io.Stderr, statusline.Padded(text, s.display.StatusLine.Padding))
 	}
 }
 
-func (s *session) statusInput(mode string, last *statusline.Usage) statusline.Input {
+func (s *session) statusInput(last *statusline.Usage) statusline.Input {
 	var added []string
 	for _, r := range s.env.Roots {
 		if r != s.io.Cwd {
@@ -77,7 +77,6 @@ func (s *session) statusInput(mode string, last *statusline.Usage) statusline.In
 		SessionID:      s.id,
 		TranscriptPath: store.Path(store.Dir(s.io.Getenv), s.id),
 		Cwd:            s.io.Cwd,
-		PermissionMode: mode,
 		Model:          statusline.Model{ID: s.model, DisplayName: s.model},
 		Workspace:      statusline.Workspace{CurrentDir: s.io.Cwd, ProjectDir: s.io.Cwd, AddedDirs: added},
 		Version:        Version,

@@ -28,7 +28,6 @@ type Input struct {
 	SessionID      string        `json:"session_id"`
 	TranscriptPath string        `json:"transcript_path"`
 	Cwd            string        `json:"cwd"`
-	PermissionMode string        `json:"permission_mode,omitempty"`
 	Model          Model         `json:"model"`
 	Workspace      Workspace     `json:"workspace"`
 	Version        string        `json:"version"`
