@@ -63,7 +63,7 @@ func (s *session) showStatus(ctx context.Context) {
 }
 
 func (s *session) statusInput(last *statusline.Usage) statusline.Input {
-	var added []string
+	added := []string{} // [] rather than null, as Claude Code sends it
 	for _, r := range s.env.Roots {
 		if r != s.io.Cwd {
 			added = append(added, r)
