@@ -146,8 +146,8 @@ func Load(src Sources) (*Set, error) {
 		errs = append(errs, err)
 	}
 	for _, p := range plugins {
-		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
-		add(loadSkills(p.Dir("skills"), "plugin "+p.Name, p.Name+":", p.Root))
+		add(pluginCommands(p))
+		add(pluginSkills(p))
 	}
 	return s, errors.Join(errs...)
 }
