@@ -123,6 +123,14 @@ type Sources struct {
 // that cannot be read or parsed is left out and named in the error, which
 // joins every such failure: the set returned holds the good ones.
 func Load(src Sources) (*Set, error) {
+	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
+	s, loadErr := LoadWith(src, plugins)
+	return s, errors.Join(err, loadErr)
+}
+
+// LoadWith is Load with the enabled plugins already found (src.PluginDirs
+// is then unused).
+func LoadWith(src Sources, plugins []plugin.Plugin) (*Set, error) {
 	s := &Set{byName: map[string]Skill{}}
 	var errs []error
 	add := func(list []Skill, err error) {
@@ -140,10 +148,6 @@ func Load(src Sources) (*Set, error) {
 		claude := filepath.Join(base.dir, ".claude")
 		add(loadCommands(filepath.Join(claude, "commands"), base.source, "", ""))
 		add(loadSkills(filepath.Join(claude, "skills"), base.source, "", ""))
-	}
-	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
-	if err != nil {
-		errs = append(errs, err)
 	}
 	for _, p := range plugins {
 		add(pluginCommands(p))
