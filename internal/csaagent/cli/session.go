@@ -89,7 +89,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	prov, model := choice.Provider, choice.Model
 	s.chosen = choice.Spec
 	project := prompt.ProjectRoot(sio.Cwd)
-	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project)
+	plugins := loadPlugins(o, sio, project)
+	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project, plugins, sio)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -97,7 +98,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
 		return nil, usageError{err}
 	}
-	mcpServers, err := loadMCP(o, cfg, sio)
+	mcpServers, err := loadMCP(o, cfg, sio, plugins)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -131,13 +132,14 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return prompt.Build(prompt.Env{Cwd: sio.Cwd, Home: sio.Getenv("HOME"), Roots: s.env.Roots, Now: time.Now(),
 			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra})
 	}
-	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project, Cwd: sio.Cwd})
+	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project,
+		Cwd: sio.Cwd, Plugins: plugins})
 	if err != nil {
 		// A broken definition leaves that one out; the others work.
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
-	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd), plugins)
 	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,

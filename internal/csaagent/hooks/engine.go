@@ -155,7 +155,7 @@ func (e *Engine) runOne(ctx context.Context, c Command, body []byte) run {
 	}
 	hctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: e.o.Environ,
+	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: append(e.o.Environ[:len(e.o.Environ):len(e.o.Environ)], c.Env...),
 		Dir: e.o.Cwd, Stdin: bytes.NewReader(body), DieWithParent: true}, killGrace)
 	r.err = err
 	r.timedOut = err != nil && hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil

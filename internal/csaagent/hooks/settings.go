@@ -52,6 +52,8 @@ type Command struct {
 	Type    string  `json:"type" toml:"type"`
 	Command string  `json:"command" toml:"command"`
 	Timeout float64 `json:"timeout,omitempty" toml:"timeout"` // seconds
+	// Env is added to a plugin's hook's environment (CLAUDE_PLUGIN_ROOT...).
+	Env []string `json:"-" toml:"-"`
 }
 
 // SettingsFiles are Claude Code's settings files that may hold hooks, in

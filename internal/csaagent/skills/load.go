@@ -123,6 +123,14 @@ type Sources struct {
 // that cannot be read or parsed is left out and named in the error, which
 // joins every such failure: the set returned holds the good ones.
 func Load(src Sources) (*Set, error) {
+	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
+	s, loadErr := LoadWith(src, plugins)
+	return s, errors.Join(err, loadErr)
+}
+
+// LoadWith is Load with the enabled plugins already found (src.PluginDirs
+// is then unused).
+func LoadWith(src Sources, plugins []plugin.Plugin) (*Set, error) {
 	s := &Set{byName: map[string]Skill{}}
 	var errs []error
 	add := func(list []Skill, err error) {
@@ -141,13 +149,9 @@ func Load(src Sources) (*Set, error) {
 		add(loadCommands(filepath.Join(claude, "commands"), base.source, "", ""))
 		add(loadSkills(filepath.Join(claude, "skills"), base.source, "", ""))
 	}
-	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
-	if err != nil {
-		errs = append(errs, err)
-	}
 	for _, p := range plugins {
-		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
-		add(loadSkills(p.Dir("skills"), "plugin "+p.Name, p.Name+":", p.Root))
+		add(pluginCommands(p))
+		add(pluginSkills(p))
 	}
 	return s, errors.Join(errs...)
 }

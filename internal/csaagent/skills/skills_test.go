@@ -232,3 +232,34 @@ func TestNamesAndDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// A --plugin-dir plugin whose manifest names its commands (a folder, a
+// file, one named with metadata) and adds a skill folder; commands/ is
+// then not read, skills/ still is.
+func TestPluginManifest(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "kit")
+	write(t, filepath.Join(root, ".claude-plugin/plugin.json"), `{"name": "kit",
+  "commands": {"hello": {"source": "./cmd/greet.md", "description": "Says hello", "allowedTools": ["Bash(echo:*)"]}},
+  "skills": "./extra"}`)
+	write(t, filepath.Join(root, "commands/ignored.md"), "not read")
+	write(t, filepath.Join(root, "cmd/greet.md"), "---\ndescription: the file's\n---\nHello")
+	write(t, filepath.Join(root, "skills/one/SKILL.md"), "---\ndescription: one\n---\none")
+	write(t, filepath.Join(root, "extra/SKILL.md"), "---\nname: Two Words\ndescription: two\n---\ntwo")
+	set, err := Load(Sources{Home: t.TempDir(), PluginDirs: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(set.All()); got != "kit:Two-Words(plugin kit) kit:hello(plugin kit) kit:one(plugin kit)" {
+		t.Errorf("All = %s", got)
+	}
+	hello, _ := set.Lookup("kit:hello")
+	if hello.Description != "Says hello" || !hello.ModelInvocable || len(hello.AllowedTools) != 1 {
+		t.Errorf("hello = %+v", hello)
+	}
+
+	write(t, filepath.Join(root, ".claude-plugin/plugin.json"), `{"name": "kit", "commands": ["./cmd/greet.md", "./commands"]}`)
+	set, err = Load(Sources{Home: t.TempDir(), PluginDirs: []string{root}})
+	if got := names(set.All()); got != "kit:greet(plugin kit) kit:ignored(plugin kit) kit:one(plugin kit)" || err != nil {
+		t.Errorf("All = %s (%v)", got, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
 // GeneralPurpose is the built-in subagent, used when a Task call names no
@@ -38,6 +39,9 @@ type Definition struct {
 	Prompt string
 	// Path is the file it was read from ("" for the built-in one).
 	Path string
+	// whenToUse is the front matter's when_to_use (or when-to-use): a
+	// plugin agent's description when it has none.
+	whenToUse string
 }
 
 // Builtin is the general-purpose definition.
@@ -68,6 +72,9 @@ type Sources struct {
 	// Cwd, when below ProjectRoot, adds the .claude/agents of each
 	// folder from the root down to it, as Claude Code reads them.
 	Cwd string
+	// Plugins are the enabled plugins, whose agents are named
+	// "plugin:name" (plugins.go).
+	Plugins []plugin.Plugin
 }
 
 // Dirs are the directories definitions are read from, in Claude Code's
@@ -110,8 +117,8 @@ func between(root, cwd string) []string {
 	return out
 }
 
-// Load reads the definitions of src.Dirs(): the built-in general-purpose
-// one first, then every *.md file under each directory, in subfolders at
+// Load reads the built-in general-purpose definition, then the plugins'
+// (plugins.go), then those of src.Dirs(): every *.md file under each directory, in subfolders at
 // any depth as Claude Code reads them (.claude/agents/team/x.md), in path
 // order, a later definition replacing an earlier one of the same name.
 // Missing directories are skipped, and so is a file whose front matter
@@ -122,7 +129,21 @@ func between(root, cwd string) []string {
 func Load(src Sources) ([]Definition, error) {
 	defs := []Definition{Builtin()}
 	index := map[string]int{GeneralPurpose: 0}
-	var errs []error
+	add := func(d Definition) {
+		if i, ok := index[d.Name]; ok {
+			defs[i] = d
+			return
+		}
+		index[d.Name] = len(defs)
+		defs = append(defs, d)
+	}
+	// Claude Code's precedence, lowest first: built-in, plugins, user,
+	// project, managed.
+	plugged, err := pluginDefinitions(src.Plugins, src.ProjectRoot)
+	errs := []error{err}
+	for _, d := range plugged {
+		add(d)
+	}
 	for _, dir := range src.Dirs() {
 		names, err := markdownFiles(dir)
 		if err != nil {
@@ -142,12 +163,7 @@ func Load(src Sources) ([]Definition, error) {
 				errs = append(errs, err)
 				continue
 			}
-			if i, ok := index[d.Name]; ok {
-				defs[i] = d
-				continue
-			}
-			index[d.Name] = len(defs)
-			defs = append(defs, d)
+			add(d)
 		}
 	}
 	return defs, errors.Join(errs...)
@@ -197,6 +213,15 @@ var errNoName = errors.New("no name in the front matter")
 // front matter is read by package frontmatter; unknown keys (color...) are
 // ignored.
 func Parse(path string, data []byte) (Definition, error) {
+	d, err := parseFile(path, data)
+	if err != nil {
+		return Definition{}, err
+	}
+	return d, d.check()
+}
+
+// parseFile reads a definition's fields without checking them.
+func parseFile(path string, data []byte) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
@@ -218,6 +243,8 @@ func Parse(path string, data []byte) (Definition, error) {
 			d.Name, err = v.Scalar(k)
 		case "description":
 			d.Description, err = v.Scalar(k)
+		case "when_to_use", "when-to-use":
+			d.whenToUse, err = v.Scalar(k)
 		case "model":
 			d.Model, err = v.Scalar(k)
 		case "tools":
@@ -236,13 +263,19 @@ func Parse(path string, data []byte) (Definition, error) {
 	if _, given := fields["tools"]; !given {
 		d.Tools = nil
 	}
+	return d, nil
+}
+
+// check refuses a definition without a name, with a name of several
+// words, or without a description.
+func (d Definition) check() error {
 	switch {
 	case d.Name == "":
-		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, errNoName)
+		return fmt.Errorf("subagent definition %s: %w", d.Path, errNoName)
 	case strings.ContainsAny(d.Name, " \t/\\"):
-		return bad("name %q must be one word (letters, digits, - and _)", d.Name)
+		return fmt.Errorf("subagent definition %s: name %q must be one word (letters, digits, - and _)", d.Path, d.Name)
 	case d.Description == "":
-		return bad("no description in the front matter (the Task tool shows it to the model)")
+		return fmt.Errorf("subagent definition %s: no description in the front matter (the Task tool shows it to the model)", d.Path)
 	}
-	return d, nil
+	return nil
 }
