@@ -34,10 +34,12 @@ type Definition struct {
 	// Model is "" or "inherit" for the caller's model, else a spec the
 	// Config.ResolveModel callback turns into a provider and model.
 	Model string
-	// Prompt is appended to the standard system prompt.
+	// Prompt is appended to the standard system prompt. Load leaves it
+	// empty: Instructions reads it from Path when the agent is used.
 	Prompt string
 	// Path is the file it was read from ("" for the built-in one).
-	Path string
+	Path   string
+	onDisk bool
 }
 
 // Builtin is the general-purpose definition.
@@ -129,12 +131,7 @@ func Load(src Sources) ([]Definition, error) {
 			errs = append(errs, err)
 		}
 		for _, p := range names {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("subagent definition %s: %w", p, err))
-				continue
-			}
-			d, err := Parse(p, data)
+			d, err := readHead(p)
 			if errors.Is(err, errNoName) {
 				continue
 			}
@@ -197,10 +194,22 @@ var errNoName = errors.New("no name in the front matter")
 // front matter is read by package frontmatter; unknown keys (color...) are
 // ignored.
 func Parse(path string, data []byte) (Definition, error) {
+	fm, body, err := frontmatter.Split(data)
+	d, err := fromFront(path, fm, err)
+	if err != nil {
+		return Definition{}, err
+	}
+	d.Prompt = strings.TrimSpace(body)
+	return d, nil
+}
+
+// fromFront is the definition a file's front matter gives (splitErr is
+// Split's or ReadHead's error), without its prompt.
+func fromFront(path, fm string, splitErr error) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	fm, body, err := frontmatter.Split(data)
+	err := splitErr
 	if errors.Is(err, frontmatter.ErrNone) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %w (%w)", path, err, errNoName)
 	}
@@ -211,7 +220,7 @@ func Parse(path string, data []byte) (Definition, error) {
 	if err != nil {
 		return bad("%v", err)
 	}
-	d := Definition{Path: path, Prompt: strings.TrimSpace(body)}
+	d := Definition{Path: path}
 	for k, v := range fields {
 		switch k {
 		case "name":
