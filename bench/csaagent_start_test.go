@@ -20,7 +20,9 @@ import (
 // project), the set-up, and the set-up with --strict-mcp-config (its
 // loading without the plugins' MCP servers, which Claude Code, too,
 // connects before its first request in -p). Before timing, one run must
-// show the model every skill, command, agent and memory file.
+// show the model every skill, command, agent and memory file. With
+// $CSA_BENCH_AGENT_BASE naming another csa-agent (an earlier build, best
+// copied beside this one), its floor and set-up runs join each iteration.
 func BenchmarkAgentStartLoaded(b *testing.B) {
 	srv, url := scriptedServer(b, agentScript)
 	base := filepath.Join(benchDir, "agent-start-loaded")
@@ -39,23 +41,35 @@ func BenchmarkAgentStartLoaded(b *testing.B) {
 			"XDG_STATE_HOME=" + filepath.Join(base, "state"), "XDG_CONFIG_HOME=" + filepath.Join(base, "config"),
 			"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=bench"}
 	}
-	command := func(home, proj, url string, args ...string) func() *exec.Cmd {
+	command := func(bin, home, proj, url string, args ...string) func() *exec.Cmd {
 		return func() *exec.Cmd {
-			cmd := exec.Command(csaAgentBin(), append([]string{"-p", "--model", "anthropic/claude-bench", agentPrompt}, args...)...)
+			cmd := exec.Command(bin, append([]string{"-p", "--model", "anthropic/claude-bench", agentPrompt}, args...)...)
 			cmd.Dir, cmd.Env = proj, env(home, url)
 			return cmd
 		}
 	}
-	checkLoaded(b, set, func(url string) *exec.Cmd { return command(home, proj, url)() })
+	bin, baseBin := csaAgentBin(), os.Getenv("CSA_BENCH_AGENT_BASE")
+	checkLoaded(b, set, func(url string) *exec.Cmd { return command(bin, home, proj, url)() })
 
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 25))
-	var floor, loaded, strict, added []time.Duration
+	var floor, loaded, strict, added, baseFloor, baseLoaded []time.Duration
 	for i := 0; i < b.N; i++ {
 		var f, l time.Duration
-		shuffled(rng,
-			func() { f = firstRequest(b, srv, command(floorHome, floorProj, url)) },
-			func() { l = firstRequest(b, srv, command(home, proj, url)) },
-			func() { strict = append(strict, firstRequest(b, srv, command(home, proj, url, "--strict-mcp-config"))) })
+		runs := []func(){
+			func() { f = firstRequest(b, srv, command(bin, floorHome, floorProj, url)) },
+			func() { l = firstRequest(b, srv, command(bin, home, proj, url)) },
+			func() {
+				strict = append(strict, firstRequest(b, srv, command(bin, home, proj, url, "--strict-mcp-config")))
+			},
+		}
+		if baseBin != "" {
+			runs = append(runs,
+				func() {
+					baseFloor = append(baseFloor, firstRequest(b, srv, command(baseBin, floorHome, floorProj, url)))
+				},
+				func() { baseLoaded = append(baseLoaded, firstRequest(b, srv, command(baseBin, home, proj, url))) })
+		}
+		shuffled(rng, runs...)
 		floor, loaded, added = append(floor, f), append(loaded, l), append(added, l-f)
 	}
 	f50, f90 := report(b, "floor", floor)
@@ -70,6 +84,12 @@ func BenchmarkAgentStartLoaded(b *testing.B) {
 		fmt.Sprintf("p50 %.1f ms, p90 %.1f ms", ms(f50), ms(f90)), "info", "info")
 	record("agent-start-added", "  added by the set-up, pair by pair",
 		fmt.Sprintf("p50 %+.1f ms, p90 %+.1f ms", ms(a50), ms(a90)), "info", "info")
+	if baseBin != "" {
+		bf50, bf90 := report(b, "base-floor", baseFloor)
+		bl50, bl90 := report(b, "base-loaded", baseLoaded)
+		record("agent-start-base", "  the set-up / the floor, "+baseBin,
+			fmt.Sprintf("p50 %.1f / %.1f ms, p90 %.1f / %.1f ms", ms(bl50), ms(bf50), ms(bl90), ms(bf90)), "info", "info")
+	}
 	record("agent-start-pressure", "  CPU pressure avg60 at the end", cpuPressure(), "info", "info")
 }
 
