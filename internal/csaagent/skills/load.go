@@ -168,7 +168,8 @@ func loadSkills(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 	var errs []error
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name(), "SKILL.md")
-		if !isDir(filepath.Join(dir, e.Name())) {
+		// The entry's type spares a stat, but for a link.
+		if !e.IsDir() && (e.Type()&fs.ModeSymlink == 0 || !isDir(filepath.Join(dir, e.Name()))) {
 			continue
 		}
 		fm, first, err := frontmatter.ReadHead(path)

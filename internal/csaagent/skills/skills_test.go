@@ -279,3 +279,18 @@ func TestBodyReadOnUse(t *testing.T) {
 		t.Errorf("gone: %v (%q)", err, gone.Description)
 	}
 }
+
+// A skill folder may be a symbolic link; a file beside the folders is no
+// skill.
+func TestLinkedSkillFolder(t *testing.T) {
+	home, shared := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(shared, "linked/SKILL.md"), "---\ndescription: through a link\n---\nbody")
+	write(t, filepath.Join(home, ".claude/skills/stray.md"), "---\ndescription: not a skill\n---\n")
+	if err := os.Symlink(filepath.Join(shared, "linked"), filepath.Join(home, ".claude/skills/linked")); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load(Sources{Home: home})
+	if got := names(set.All()); got != "linked(user)" || err != nil {
+		t.Fatalf("All = %s (%v)", got, err)
+	}
+}

@@ -3,6 +3,7 @@ package subagent
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -156,10 +157,9 @@ func markdownFiles(dir string) ([]string, error) {
 	var out []string
 	var errs []error
 	seen := map[string]bool{}
-	var walk func(string)
-	walk = func(d string) {
-		real, err := filepath.EvalSymlinks(d)
-		if err != nil || seen[real] { // a missing folder, or a link loop
+	var walk func(d, real string)
+	walk = func(d, real string) {
+		if seen[real] { // a link loop
 			return
 		}
 		seen[real] = true
@@ -169,19 +169,29 @@ func markdownFiles(dir string) ([]string, error) {
 			return
 		}
 		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			st, err := os.Stat(p) // through a link
+			p, mode := filepath.Join(d, e.Name()), e.Type()
+			childReal := filepath.Join(real, e.Name())
+			if mode&fs.ModeSymlink != 0 { // only a link needs a stat and its target
+				st, err := os.Stat(p)
+				if err != nil {
+					continue
+				}
+				mode = st.Mode().Type()
+				if childReal, err = filepath.EvalSymlinks(p); err != nil {
+					continue
+				}
+			}
 			switch {
-			case err != nil:
-				continue
-			case st.IsDir():
-				walk(p)
-			case st.Mode().IsRegular() && strings.HasSuffix(e.Name(), ".md"):
+			case mode.IsDir():
+				walk(p, childReal)
+			case mode.IsRegular() && strings.HasSuffix(e.Name(), ".md"):
 				out = append(out, p)
 			}
 		}
 	}
-	walk(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil { // else a missing folder
+		walk(dir, real)
+	}
 	sort.Strings(out)
 	return out, errors.Join(errs...)
 }
