@@ -137,7 +137,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
-	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	s.skills = loadSkills(sio, project)
 	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,
