@@ -14,6 +14,10 @@ var (
 	errClosingLine = errors.New("front matter not closed: the closing \"---\" must be a line of its own")
 )
 
+// headBlock is what ReadHead reads at a time: most front matter and the
+// line after it fit in one or two blocks, and a body is not read on.
+const headBlock = 1 << 10
+
 // ReadHead reads the start of the file at path and no more than that: its
 // front matter (as Split returns it, ErrNone for a file without) and the
 // first line of text of its body, trimmed (what describes a file without
@@ -25,7 +29,7 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		return "", "", err
 	}
 	defer f.Close()
-	r := lineReader{r: bufio.NewReader(f)}
+	r := lineReader{r: bufio.NewReaderSize(f, headBlock)}
 	line := strings.TrimPrefix(r.next(), "\ufeff")
 	if line != "---\n" {
 		for strings.TrimSpace(line) == "" && !r.eof {
