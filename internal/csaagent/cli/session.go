@@ -139,7 +139,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
-	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd), plugins)
+	s.skills = loadSkills(sio, project, plugins)
 	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,

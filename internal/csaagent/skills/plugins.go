@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
 	"github.com/csa-dev/csa/internal/csaagent/perm"
 	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
@@ -35,8 +36,8 @@ func pluginCommands(p plugin.Plugin) ([]Skill, error) {
 		if named {
 			name = m.Name
 		}
-		data, err := os.ReadFile(path)
-		sk, err := parse(path, data, KindCommand, name, err)
+		fm, first, err := frontmatter.ReadHead(path)
+		sk, err := parse(path, fm, first, KindCommand, name, err)
 		if err == nil && named {
 			err = override(&sk, m)
 		}
@@ -80,13 +81,13 @@ func pluginSkills(p plugin.Plugin) ([]Skill, error) {
 	source, prefix := "plugin "+p.Name, p.Name+":"
 	for _, dir := range dirs {
 		path := filepath.Join(dir, "SKILL.md")
-		data, err := os.ReadFile(path)
+		fm, first, err := frontmatter.ReadHead(path)
 		if errors.Is(err, os.ErrNotExist) {
 			list, err := loadSkills(dir, source, prefix, p.Root)
 			out, errs = append(out, list...), append(errs, err)
 			continue
 		}
-		sk, err := parse(path, data, KindSkill, filepath.Base(dir), err)
+		sk, err := parse(path, fm, first, KindSkill, filepath.Base(dir), err)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -3,6 +3,7 @@ package subagent
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,13 +36,16 @@ type Definition struct {
 	// Model is "" or "inherit" for the caller's model, else a spec the
 	// Config.ResolveModel callback turns into a provider and model.
 	Model string
-	// Prompt is appended to the standard system prompt.
+	// Prompt is appended to the standard system prompt. Load leaves it
+	// empty: Instructions reads it from Path when the agent is used.
 	Prompt string
 	// Path is the file it was read from ("" for the built-in one).
 	Path string
 	// whenToUse is the front matter's when_to_use (or when-to-use): a
 	// plugin agent's description when it has none.
 	whenToUse string
+	// onDisk: Prompt is left to Instructions, which reads Path.
+	onDisk bool
 }
 
 // Builtin is the general-purpose definition.
@@ -150,12 +154,7 @@ func Load(src Sources) ([]Definition, error) {
 			errs = append(errs, err)
 		}
 		for _, p := range names {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("subagent definition %s: %w", p, err))
-				continue
-			}
-			d, err := Parse(p, data)
+			d, err := readHead(p)
 			if errors.Is(err, errNoName) {
 				continue
 			}
@@ -175,10 +174,9 @@ func markdownFiles(dir string) ([]string, error) {
 	var out []string
 	var errs []error
 	seen := map[string]bool{}
-	var walk func(string)
-	walk = func(d string) {
-		real, err := filepath.EvalSymlinks(d)
-		if err != nil || seen[real] { // a missing folder, or a link loop
+	var walk func(d, real string)
+	walk = func(d, real string) {
+		if seen[real] { // a link loop
 			return
 		}
 		seen[real] = true
@@ -188,19 +186,29 @@ func markdownFiles(dir string) ([]string, error) {
 			return
 		}
 		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			st, err := os.Stat(p) // through a link
+			p, mode := filepath.Join(d, e.Name()), e.Type()
+			childReal := filepath.Join(real, e.Name())
+			if mode&fs.ModeSymlink != 0 { // only a link needs a stat and its target
+				st, err := os.Stat(p)
+				if err != nil {
+					continue
+				}
+				mode = st.Mode().Type()
+				if childReal, err = filepath.EvalSymlinks(p); err != nil {
+					continue
+				}
+			}
 			switch {
-			case err != nil:
-				continue
-			case st.IsDir():
-				walk(p)
-			case st.Mode().IsRegular() && strings.HasSuffix(e.Name(), ".md"):
+			case mode.IsDir():
+				walk(p, childReal)
+			case mode.IsRegular() && strings.HasSuffix(e.Name(), ".md"):
 				out = append(out, p)
 			}
 		}
 	}
-	walk(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil { // else a missing folder
+		walk(dir, real)
+	}
 	sort.Strings(out)
 	return out, errors.Join(errs...)
 }
@@ -220,12 +228,25 @@ func Parse(path string, data []byte) (Definition, error) {
 	return d, d.check()
 }
 
-// parseFile reads a definition's fields without checking them.
+// parseFile reads a definition's fields and prompt without checking
+// them.
 func parseFile(path string, data []byte) (Definition, error) {
+	fm, body, err := frontmatter.Split(data)
+	d, err := fromFront(path, fm, err)
+	if err != nil {
+		return Definition{}, err
+	}
+	d.Prompt = strings.TrimSpace(body)
+	return d, nil
+}
+
+// fromFront is the definition a file's front matter gives (splitErr is
+// Split's or ReadHead's error), without its prompt, unchecked.
+func fromFront(path, fm string, splitErr error) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	fm, body, err := frontmatter.Split(data)
+	err := splitErr
 	if errors.Is(err, frontmatter.ErrNone) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %w (%w)", path, err, errNoName)
 	}
@@ -236,7 +257,7 @@ func parseFile(path string, data []byte) (Definition, error) {
 	if err != nil {
 		return bad("%v", err)
 	}
-	d := Definition{Path: path, Prompt: strings.TrimSpace(body)}
+	d := Definition{Path: path}
 	for k, v := range fields {
 		switch k {
 		case "name":

@@ -86,10 +86,14 @@ func (h *Hooks) prepare(def Definition, req tool.SubagentRequest) (*child, tool.
 		}
 		cfg.Provider, cfg.Model = p, m
 	}
+	prompt, err := def.Instructions()
+	if err != nil {
+		return nil, tool.Errorf("subagent %s: %v", def.Name, err)
+	}
 	if h.cfg.System != nil {
-		cfg.System = h.cfg.System(def.Prompt)
-	} else if def.Prompt != "" {
-		cfg.System = pc.System + "\n\n" + def.Prompt
+		cfg.System = h.cfg.System(prompt)
+	} else if prompt != "" {
+		cfg.System = pc.System + "\n\n" + prompt
 	}
 	cfg.Tools = h.toolsFor(def)
 	cfg.Dynamic = dynamicFor(pc.Dynamic, def)
