@@ -209,6 +209,7 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 func (s *session) close() {
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
+	s.hooks.Close()
 	s.env.Jobs.KillAll()
 	s.mcp.Close()
 	s.conv.Close()

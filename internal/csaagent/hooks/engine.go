@@ -38,6 +38,7 @@ type Options struct {
 type Engine struct {
 	o       Options
 	byEvent map[string][]group
+	bg      background // the async hooks
 }
 
 type group struct {
@@ -58,6 +59,7 @@ func New(s Settings, o Options) (*Engine, error) {
 	}
 	o.Environ = append(append([]string(nil), o.Environ...), "CLAUDE_PROJECT_DIR="+o.ProjectDir)
 	e := &Engine{o: o, byEvent: map[string][]group{}}
+	e.bg.ctx, e.bg.stop = context.WithCancel(context.Background())
 	for ev, groups := range s {
 		for _, g := range groups {
 			m, _ := compileMatcher(g.Matcher) // checked above
@@ -72,9 +74,16 @@ func New(s Settings, o Options) (*Engine, error) {
 var detached = map[string]bool{SessionStart: true, UserPromptSubmit: true, Stop: true, SessionEnd: true}
 
 // fire runs the hooks of event whose matcher matches subject, all at once,
-// and composes their answers in configuration order.
+// and composes their answers in configuration order. Only the tool
+// events' hooks may have an "if" condition: fireCall runs those.
 func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, fields map[string]any) answer {
-	cmds := e.matching(event, subject)
+	return e.fireIf(ctx, event, subject, who, fields, nil)
+}
+
+// fireIf is fire with the call the hooks' conditions are about (nil: the
+// hooks with a condition do not run).
+func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who, fields map[string]any, call *loop.Call) answer {
+	cmds := e.matching(event, subject, e.condition(call))
 	if len(cmds) == 0 {
 		return answer{}
 	}
@@ -94,9 +103,17 @@ func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, 
 	if detached[event] {
 		ctx = context.WithoutCancel(ctx)
 	}
-	runs := make([]run, len(cmds))
+	var waited []Command
+	for _, c := range cmds {
+		if c.Async {
+			e.startAsync(event, c, body)
+		} else {
+			waited = append(waited, c)
+		}
+	}
+	runs := make([]run, len(waited))
 	var wg sync.WaitGroup
-	for i, c := range cmds {
+	for i, c := range waited {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -110,21 +127,26 @@ func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, 
 // unmatched are the events whose matchers Claude Code ignores.
 var unmatched = map[string]bool{UserPromptSubmit: true, Stop: true}
 
-// matching lists the commands of the groups matching subject, each
-// command once (Claude Code runs identical commands once).
-func (e *Engine) matching(event, subject string) []Command {
+// matching lists the commands of the groups matching subject whose
+// condition, if any, holds (cond nil: none holds), each command once
+// (Claude Code runs identical commands once).
+func (e *Engine) matching(event, subject string, cond func(string) bool) []Command {
 	if e == nil {
 		return nil
 	}
 	var out []Command
-	seen := map[string]bool{}
+	seen := map[Command]bool{}
 	for _, g := range e.byEvent[event] {
 		if !unmatched[event] && !g.match(subject) {
 			continue
 		}
 		for _, c := range g.hooks {
-			if !seen[c.Command] {
-				seen[c.Command] = true
+			if c.If != "" && (cond == nil || !cond(c.If)) {
+				continue
+			}
+			key := Command{Command: c.Command, If: c.If, Async: c.Async}
+			if !seen[key] {
+				seen[key] = true
 				out = append(out, c)
 			}
 		}

@@ -18,7 +18,7 @@ func toolFields(c loop.Call) map[string]any {
 // permissionDecision deny), approve it, ask for it to be confirmed, change
 // its input or add context. Deny wins over ask over allow.
 func (e *Engine) BeforeTool(ctx context.Context, c loop.Call) loop.Verdict {
-	a := e.fire(ctx, PreToolUse, c.Tool.Name(), c.Who, toolFields(c))
+	a := e.fireIf(ctx, PreToolUse, c.Tool.Name(), c.Who, toolFields(c), &c)
 	v := loop.Verdict{Decision: a.decision, Reason: join(a.decisionReasons), Context: join(a.context)}
 	if a.block {
 		v.Decision, v.Reason = loop.Deny, join(append(a.reasons, a.decisionReasons...))
@@ -57,9 +57,9 @@ func (e *Engine) AfterTool(ctx context.Context, c loop.Call, res tool.Result) lo
 	} else {
 		f["tool_response"] = res.Output
 	}
-	a := e.fire(ctx, event, c.Tool.Name(), c.Who, f)
+	a := e.fireIf(ctx, event, c.Tool.Name(), c.Who, f, &c)
 	var out loop.Aftermath
-	out.Context = join(append(a.reasons, a.context...))
+	out.Context = join(append(append(a.reasons, a.context...), e.asyncSaid()...))
 	if a.stop {
 		out.Stop = join(a.stopReasons)
 	}
@@ -109,7 +109,7 @@ type Prompt struct {
 // UserPromptSubmit runs before a prompt is sent.
 func (e *Engine) UserPromptSubmit(ctx context.Context, prompt string) Prompt {
 	a := e.fire(ctx, UserPromptSubmit, "", loop.Who{}, map[string]any{"prompt": prompt})
-	p := Prompt{Context: join(a.context)}
+	p := Prompt{Context: join(append(a.context, e.asyncSaid()...))}
 	switch {
 	case a.stop:
 		p.Blocked = join(a.stopReasons)
@@ -141,7 +141,7 @@ func (e *Engine) SubagentStart(ctx context.Context, id, agentType string) string
 func (e *Engine) PermissionRequest(ctx context.Context, c loop.Call) (decision, reason string) {
 	f := toolFields(c)
 	delete(f, "tool_use_id") // Claude Code's PermissionRequest input has none
-	a := e.fire(ctx, PermissionRequest, c.Tool.Name(), c.Who, f)
+	a := e.fireIf(ctx, PermissionRequest, c.Tool.Name(), c.Who, f, &c)
 	switch {
 	case a.block || a.decision == loop.Deny:
 		return loop.Deny, firstOf(join(append(a.reasons, a.decisionReasons...)), "denied by a PermissionRequest hook")

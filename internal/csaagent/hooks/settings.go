@@ -52,6 +52,15 @@ type Command struct {
 	Type    string  `json:"type" toml:"type"`
 	Command string  `json:"command" toml:"command"`
 	Timeout float64 `json:"timeout,omitempty" toml:"timeout"` // seconds
+	// If is a permission rule ("Bash(git commit:*)", "Edit(*.go)"): the
+	// hook runs only for the tool calls it matches, and never for events
+	// that are not about a tool call, as in Claude Code.
+	If string `json:"if,omitempty" toml:"if"`
+	// Async hooks run in the background: the agent does not wait for
+	// them and they cannot block or decide anything; what they say
+	// (systemMessage, additionalContext) reaches the model on a later
+	// turn. Those still running when the session ends are killed.
+	Async bool `json:"async,omitempty" toml:"async"`
 }
 
 // SettingsFiles are Claude Code's settings files that may hold hooks, in
