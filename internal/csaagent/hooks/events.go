@@ -56,6 +56,9 @@ func (e *Engine) AfterTool(ctx context.Context, c loop.Call, res tool.Result) lo
 		f["error"], f["is_interrupt"] = res.Output, ctx.Err() != nil
 	} else {
 		f["tool_response"] = res.Output
+		if res.Response != nil {
+			f["tool_response"] = res.Response
+		}
 	}
 	a := e.fireIf(ctx, event, c.Tool.Name(), c.Who, f, &c)
 	var out loop.Aftermath
