@@ -23,7 +23,10 @@ import (
 type Options struct {
 	SessionID      string
 	TranscriptPath string
-	Cwd            string
+	// SubagentTranscript is a subagent's transcript by its id
+	// (SubagentStop's agent_transcript_path); nil: none.
+	SubagentTranscript func(agentID string) string
+	Cwd                string
 	// ProjectDir is $CLAUDE_PROJECT_DIR in the hooks' environment.
 	ProjectDir string
 	// Mode is the permission mode now (it changes in plan mode).
@@ -88,7 +91,10 @@ func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who
 		return answer{}
 	}
 	in := map[string]any{"session_id": e.o.SessionID, "transcript_path": e.o.TranscriptPath, "cwd": e.o.Cwd,
-		"permission_mode": e.o.Mode(), "hook_event_name": event}
+		"hook_event_name": event}
+	if !modeless[event] {
+		in["permission_mode"] = e.o.Mode()
+	}
 	if who.ID != "" {
 		in["agent_id"], in["agent_type"] = who.ID, who.Type
 	}
@@ -123,6 +129,10 @@ func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who
 	wg.Wait()
 	return e.compose(event, runs)
 }
+
+// modeless are the events whose input has no permission_mode in Claude
+// Code (2.1.197 builds them without one).
+var modeless = map[string]bool{SessionStart: true, SessionEnd: true, SubagentStart: true, PreCompact: true, Notification: true}
 
 // unmatched are the events whose matchers Claude Code ignores.
 var unmatched = map[string]bool{UserPromptSubmit: true, Stop: true}

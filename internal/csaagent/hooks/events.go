@@ -76,7 +76,11 @@ func (e *Engine) BeforeStop(ctx context.Context, who loop.Who, active bool, last
 	if who.ID != "" {
 		event = SubagentStop
 	}
-	a := e.fire(ctx, event, who.Type, who, map[string]any{"stop_hook_active": active, "last_assistant_message": last})
+	f := map[string]any{"stop_hook_active": active, "last_assistant_message": last}
+	if event == SubagentStop && e != nil && e.o.SubagentTranscript != nil {
+		f["agent_transcript_path"] = e.o.SubagentTranscript(who.ID)
+	}
+	a := e.fire(ctx, event, who.Type, who, f)
 	if !a.block || a.stop {
 		return ""
 	}
