@@ -192,9 +192,8 @@ func mapKeys(m map[string]any) []string {
 
 // hookKeysClaudeOnly are input keys Claude Code sends and csa-agent does
 // not: effort (the model's effort level, {"level": ...}), and on Stop and
-// SubagentStop Claude Code's background task and cron lists; prompt_id
-// csa-agent does not send either. duration_ms on PostToolUse neither.
-var hookKeysClaudeOnly = []string{"effort", "background_tasks", "session_crons", "prompt_id", "duration_ms"}
+// SubagentStop Claude Code's lists of background tasks and crons.
+var hookKeysClaudeOnly = []string{"effort", "background_tasks", "session_crons"}
 
 // TestHooksParityWithClaudeCode runs the real Claude Code and csa-agent
 // through the same tool calls with hooks logging their input: the same

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/csa-dev/csa/internal/csaagent/loop"
@@ -69,5 +70,35 @@ func TestIfConditions(t *testing.T) {
 	e.BeforeStop(ctx, loop.Who{}, false, "bye")
 	if ran("stop") {
 		t.Fatal("a Stop hook with a condition ran")
+	}
+}
+
+// After a prompt every input carries its id (prompt_id); PostToolUse says
+// how long the call took (duration_ms); SessionStart, as in Claude Code,
+// has no permission_mode.
+func TestPromptIDAndDuration(t *testing.T) {
+	e, _ := engine(t, `{"hooks": {
+		"SessionStart": [{"hooks": [{"type": "command", "command": "cat >> in.jsonl; echo >> in.jsonl"}]}],
+		"PostToolUse": [{"hooks": [{"type": "command", "command": "cat >> in.jsonl; echo >> in.jsonl"}]}]}}`)
+	ctx := context.Background()
+	e.SessionStart(ctx, "startup")
+	e.UserPromptSubmit(ctx, "go")
+	c := bashCall(t, "ls")
+	e.BeforeTool(ctx, c)
+	e.AfterTool(ctx, c, tool.Result{Output: "x"})
+	data, err := os.ReadFile(filepath.Join(e.o.Cwd, "in.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start, post map[string]any
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &start) != nil || json.Unmarshal([]byte(lines[1]), &post) != nil {
+		t.Fatalf("inputs %q", lines)
+	}
+	if _, ok := start["permission_mode"]; ok || start["prompt_id"] != nil {
+		t.Errorf("SessionStart %v", start)
+	}
+	if id, _ := post["prompt_id"].(string); len(id) != 36 || post["duration_ms"] == nil || post["permission_mode"] != "default" {
+		t.Errorf("PostToolUse %v", post)
 	}
 }

@@ -42,6 +42,10 @@ type Engine struct {
 	o       Options
 	byEvent map[string][]group
 	bg      background // the async hooks
+
+	mu       sync.Mutex
+	promptID string               // the latest prompt's (prompt_id)
+	started  map[string]time.Time // calls' starts by tool_use id (duration_ms)
 }
 
 type group struct {
@@ -61,7 +65,7 @@ func New(s Settings, o Options) (*Engine, error) {
 		o.Mode = func() string { return "default" }
 	}
 	o.Environ = append(append([]string(nil), o.Environ...), "CLAUDE_PROJECT_DIR="+o.ProjectDir)
-	e := &Engine{o: o, byEvent: map[string][]group{}}
+	e := &Engine{o: o, byEvent: map[string][]group{}, started: map[string]time.Time{}}
 	e.bg.ctx, e.bg.stop = context.WithCancel(context.Background())
 	for ev, groups := range s {
 		for _, g := range groups {
@@ -94,6 +98,9 @@ func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who
 		"hook_event_name": event}
 	if !modeless[event] {
 		in["permission_mode"] = e.o.Mode()
+	}
+	if id := e.prompt(); id != "" {
+		in["prompt_id"] = id
 	}
 	if who.ID != "" {
 		in["agent_id"], in["agent_type"] = who.ID, who.Type

@@ -18,6 +18,7 @@ func toolFields(c loop.Call) map[string]any {
 // permissionDecision deny), approve it, ask for it to be confirmed, change
 // its input or add context. Deny wins over ask over allow.
 func (e *Engine) BeforeTool(ctx context.Context, c loop.Call) loop.Verdict {
+	e.start(c.ID)
 	a := e.fireIf(ctx, PreToolUse, c.Tool.Name(), c.Who, toolFields(c), &c)
 	v := loop.Verdict{Decision: a.decision, Reason: join(a.decisionReasons), Context: join(a.context)}
 	if a.block {
@@ -50,6 +51,9 @@ func updated(input json.RawMessage, fields map[string]any) json.RawMessage {
 // what a blocking hook says, and any additional context, reach the model.
 func (e *Engine) AfterTool(ctx context.Context, c loop.Call, res tool.Result) loop.Aftermath {
 	f := toolFields(c)
+	if d, ok := e.took(c.ID); ok {
+		f["duration_ms"] = d.Milliseconds()
+	}
 	event := PostToolUse
 	if res.IsError {
 		event = PostToolUseFailure
@@ -115,6 +119,7 @@ type Prompt struct {
 
 // UserPromptSubmit runs before a prompt is sent.
 func (e *Engine) UserPromptSubmit(ctx context.Context, prompt string) Prompt {
+	e.newPrompt()
 	a := e.fire(ctx, UserPromptSubmit, "", loop.Who{}, map[string]any{"prompt": prompt})
 	p := Prompt{Context: join(append(a.context, e.asyncSaid()...))}
 	switch {
