@@ -33,8 +33,9 @@ const (
 	PermissionRequest  = "PermissionRequest"
 )
 
-// DefaultTimeout bounds a hook that sets no timeout, as Claude Code's.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds a hook that sets no timeout: ten minutes, as in
+// Claude Code 2.1.197 (its hooks' default, 600000 ms, in its code).
+const DefaultTimeout = 10 * time.Minute
 
 // Settings is the "hooks" object of a Claude Code settings file: groups of
 // commands by event.
