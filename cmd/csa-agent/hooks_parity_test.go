@@ -17,7 +17,7 @@ import (
 )
 
 // hooksScript drives both programs through the same tool calls: a file
-// written, a command, the file read (whole and in part), edited, and a
+// written, a command (printing a byte that is not UTF-8), the file read (whole and in part), edited, and a
 // subagent (AGENT: the subagent tool's name in each program). Usage is
 // fixed so both transcripts can add up to the same totals.
 const hooksScript = `
@@ -37,7 +37,7 @@ contains = "hooks parity"
   output_tokens = 20
   [[rule.step.calls]]
   name = "Bash"
-  args = { command = "echo out; echo err >&2", description = "say" }
+  args = { command = "echo out; echo err >&2; printf 'bad \\377 byte\\n'", description = "say" }
   [[rule.step.calls]]
   name = "Read"
   args = { file_path = "FILE" }
@@ -203,7 +203,7 @@ var hookKeysClaudeOnly = []string{"effort", "background_tasks", "session_crons"}
 func TestHooksParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	prompt := "hooks parity"
-	allowed := []string{"--allowedTools", "Bash(echo:*),Write,Edit,Read"}
+	allowed := []string{"--allowedTools", "Bash(echo:*),Bash(printf:*),Write,Edit,Read"}
 	cc := runHooked(t, "Agent", func(url, home, cwd string) *exec.Cmd {
 		cmd := claudeCommand(t, claude, home, cwd, url, prompt)
 		cmd.Args = append(slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--max-turns" || a == "1" }), allowed...)
