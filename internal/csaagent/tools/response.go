@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -55,6 +56,27 @@ type readFile struct {
 	NumLines   int    `json:"numLines"`
 	StartLine  int    `json:"startLine"`
 	TotalLines int    `json:"totalLines"`
+}
+
+// globResponse is Glob's (from Claude Code's code: Glob is not among
+// 2.1.197's tools where its own search tools are built in): the names
+// relative to the working directory unless outside it.
+type globResponse struct {
+	Filenames       []string `json:"filenames"`
+	DurationMs      int64    `json:"durationMs"`
+	NumFiles        int      `json:"numFiles"`
+	Truncated       bool     `json:"truncated"`
+	TotalMatches    int      `json:"totalMatches"`
+	CountIsComplete bool     `json:"countIsComplete"`
+}
+
+// relToCwd is path relative to cwd, or as it is when outside it.
+func relToCwd(cwd, path string) string {
+	rel, err := filepath.Rel(cwd, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return rel
 }
 
 // hunk is one hunk of a unified diff, as jsdiff's structuredPatch gives

@@ -45,6 +45,11 @@ func TestClaudeCodeResponses(t *testing.T) {
 	if got, want := responseJSON(t, res), `{"stdout":"out\nerr","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`; got != want {
 		t.Errorf("Bash:\n got %s\nwant %s", got, want)
 	}
+	res = call(t, NewGlob(), env, map[string]string{"pattern": "*.txt"})
+	if g, ok := res.Response.(globResponse); !ok || len(g.Filenames) != 1 || g.Filenames[0] != "w.txt" || g.NumFiles != 1 ||
+		g.TotalMatches != 1 || g.Truncated || !g.CountIsComplete {
+		t.Errorf("Glob: %+v", res.Response)
+	}
 	res = call(t, NewRead(), env, map[string]any{"file_path": file, "offset": 2, "limit": 1})
 	if got, want := responseJSON(t, res), `{"type":"text","file":{"filePath":`+q(file)+`,"content":"delta","numLines":1,"startLine":2,"totalLines":3}}`; got != want {
 		t.Errorf("Read (a part):\n got %s\nwant %s", got, want)
