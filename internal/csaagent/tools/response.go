@@ -2,6 +2,7 @@ package tools
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -68,6 +69,51 @@ type globResponse struct {
 	Truncated       bool     `json:"truncated"`
 	TotalMatches    int      `json:"totalMatches"`
 	CountIsComplete bool     `json:"countIsComplete"`
+}
+
+// grepResponse is Grep's (from Claude Code's code, as Glob's): the
+// files for files_with_matches, else the output lines and their count or
+// the matches counted.
+type grepResponse struct {
+	Mode       string   `json:"mode"`
+	NumFiles   int      `json:"numFiles"`
+	Filenames  []string `json:"filenames"`
+	Content    *string  `json:"content,omitempty"`
+	NumLines   *int     `json:"numLines,omitempty"`
+	NumMatches *int     `json:"numMatches,omitempty"`
+}
+
+// response is the search's result in Claude Code's shape; result must
+// have run (it sorts the files).
+func (g *grepper) response(cwd string) grepResponse {
+	r := grepResponse{Mode: g.mode, Filenames: []string{}}
+	switch g.mode {
+	case "files_with_matches":
+		limit := grepMaxFiles // as result lists them
+		if g.in.HeadLimit > 0 && g.in.HeadLimit < limit {
+			limit = g.in.HeadLimit
+		}
+		for _, f := range g.files[:min(limit, len(g.files))] {
+			r.Filenames = append(r.Filenames, relToCwd(cwd, f.path))
+		}
+		r.NumFiles = len(r.Filenames)
+		return r
+	case "count":
+		content, n := strings.Join(g.out, "\n"), 0
+		for _, l := range g.out {
+			if i := strings.LastIndexByte(l, ':'); i > 0 {
+				if c, err := strconv.Atoi(l[i+1:]); err == nil {
+					n += c
+					r.NumFiles++
+				}
+			}
+		}
+		r.Content, r.NumMatches = &content, &n
+		return r
+	}
+	content, lines := strings.Join(g.out, "\n"), len(g.out)
+	r.Content, r.NumLines = &content, &lines
+	return r
 }
 
 // relToCwd is path relative to cwd, or as it is when outside it.

@@ -50,6 +50,18 @@ func TestClaudeCodeResponses(t *testing.T) {
 		g.TotalMatches != 1 || g.Truncated || !g.CountIsComplete {
 		t.Errorf("Glob: %+v", res.Response)
 	}
+	res = call(t, NewGrep(), env, map[string]string{"pattern": "alpha"})
+	if got, want := responseJSON(t, res), `{"mode":"files_with_matches","numFiles":1,"filenames":["w.txt"]}`; got != want {
+		t.Errorf("Grep:\n got %s\nwant %s", got, want)
+	}
+	res = call(t, NewGrep(), env, map[string]string{"pattern": "a", "output_mode": "count"})
+	if g, ok := res.Response.(grepResponse); !ok || g.NumFiles != 1 || g.NumMatches == nil || *g.NumMatches != 2 {
+		t.Errorf("Grep count: %s (%s)", responseJSON(t, res), res.Output)
+	}
+	res = call(t, NewGrep(), env, map[string]string{"pattern": "a", "output_mode": "content"})
+	if g, ok := res.Response.(grepResponse); !ok || g.NumLines == nil || *g.NumLines != 2 || g.NumFiles != 0 {
+		t.Errorf("Grep content: %s (%s)", responseJSON(t, res), res.Output)
+	}
 	res = call(t, NewRead(), env, map[string]any{"file_path": file, "offset": 2, "limit": 1})
 	if got, want := responseJSON(t, res), `{"type":"text","file":{"filePath":`+q(file)+`,"content":"delta","numLines":1,"startLine":2,"totalLines":3}}`; got != want {
 		t.Errorf("Read (a part):\n got %s\nwant %s", got, want)
