@@ -69,15 +69,14 @@ contains = "sub task"
   output_tokens = 7
 `
 
-// hooksSettings logs every event's input, and has hooks with conditions
-// (one matching the Write, one matching nothing) and an async one.
+// hooksSettings logs every event's input, and has hooks with conditions:
+// one matching the Write, one matching nothing.
 const hooksSettings = `{"hooks": {
   "SessionStart": [{"hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"}]}],
   "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"}]}],
   "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"},
      {"type": "command", "command": "touch $CLAUDE_PROJECT_DIR/if-write", "if": "Write(*.txt)"},
-     {"type": "command", "command": "touch $CLAUDE_PROJECT_DIR/if-commit", "if": "Bash(git commit:*)"},
-     {"type": "command", "command": "touch $CLAUDE_PROJECT_DIR/async-$(date +%s%N)", "async": true}]}],
+     {"type": "command", "command": "touch $CLAUDE_PROJECT_DIR/if-commit", "if": "Bash(git commit:*)"}]}],
   "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"}]}],
   "SubagentStart": [{"hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"}]}],
   "SubagentStop": [{"hooks": [{"type": "command", "command": "sh $CLAUDE_PROJECT_DIR/log.sh"}]}],
