@@ -23,6 +23,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/subagent"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
+	"github.com/csa-dev/csa/internal/csaagent/transcript"
 	"github.com/csa-dev/csa/internal/csaenv"
 	csasession "github.com/csa-dev/csa/internal/session"
 )
@@ -44,10 +45,13 @@ type session struct {
 	retries int
 	agent   *loop.Agent
 	conv    *store.Conversation
-	hooks   *hooks.Engine
-	env     *tool.Env
-	policy  *perm.Policy
-	sink    event.Multi
+	// transcript is the session in Claude Code's transcript format, for
+	// hooks (transcript_path) and tools that read those.
+	transcript *transcript.Session
+	hooks      *hooks.Engine
+	env        *tool.Env
+	policy     *perm.Policy
+	sink       event.Multi
 	// result is the last main-agent result, for --output-format json.
 	result    *event.Event
 	compactor *compact.Compactor
@@ -109,15 +113,17 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
-	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: store.Path(store.Dir(sio.Getenv), s.id),
-		Cwd: sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
+	s.transcript = transcript.New(store.Dir(sio.Getenv), s.id, sio.Cwd)
+	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: s.transcript.Path(),
+		SubagentTranscript: s.transcript.SubagentPath,
+		Cwd:                sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
 		Environ: os.Environ(), Stderr: sio.Stderr})
 	if err != nil {
 		return nil, err
 	}
 	var mcpStatus []event.MCPServer
 	s.mcp, mcpStatus = startMCP(mcpServers, sio)
-	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn)}
+	s.sink = event.Multi{s.renderer(), s.conv, s.transcript, event.Func(s.keepResult), event.Func(s.toTurn)}
 	retrying := &llm.Retrying{Provider: prov, MaxRetries: cfg.MaxRetries,
 		Fallback: fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel)), OnRetry: s.onRetry}
 	s.main, s.model = retrying, model
@@ -155,6 +161,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Modes:     modes{s.policy},
 		Plans:     s.conv,
 		OnStart:   s.hooks.SubagentStart,
+		Record:    s.transcript.Message,
 	})
 	if err := s.subagents.Err(); err != nil {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
@@ -211,7 +218,11 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 func (s *session) close() {
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
+	s.hooks.Close()
 	s.env.Jobs.KillAll()
 	s.mcp.Close()
 	s.conv.Close()
+	if err := s.transcript.Close(); err != nil {
+		fmt.Fprintln(s.io.Stderr, "csa-agent: the Claude Code transcript:", err)
+	}
 }
