@@ -120,6 +120,9 @@ func firstRequest(b *testing.B, srv *modelserver.Server, mk func() *exec.Cmd) ti
 	if err := cmd.Wait(); err != nil {
 		b.Fatalf("%s: %v\n%s", cmd.Path, err, out.String())
 	}
+	// The program may exit on the answer's last event, before the
+	// server's handler records the request.
+	srv.Settle(time.Minute)
 	// The first model request: Claude Code probes the server (HEAD) and
 	// asks side questions first, which is not the work.
 	for _, r := range srv.Requests()[seen:] {

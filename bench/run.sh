@@ -55,6 +55,7 @@ bench 'TopCPU' 1x    # csa top over 50 live sessions: 30 s of its CPU time
 bench 'TopLatency' 20x # a state change to csa top's screen: ~20 s
 bench 'AgentOverhead' 10x # the real programs (make agents), pairs of 0.3-5 s runs: ~4 min
 bench 'MCPMemory|MCPLatency|MCPRouting' 1x # the MCP hub with npm servers (make mcp-servers): ~25 s
+bench 'AgentStartLoaded' 100x # csa-agent's start with a Claude Code set-up beside the empty floor: ~10 s
 bench 'AgentHooks|AgentMCPStart|AgentMCPCall|AgentFrontEnds' 10x # csa-agent's extension points (make mcp-servers): ~1.5 min
 bench 'Failover' 5x       # a tier whose first model is each real program answering 429: ~2 min
 

@@ -17,6 +17,7 @@ func (s *session) record(m llm.Message) {
 	if err := s.conv.Message(m); err != nil {
 		fmt.Fprintln(s.io.Stderr, "csa-agent: record the conversation:", err)
 	}
+	s.transcript.Message("", m)
 }
 
 func (s *session) renderer() event.Sink {

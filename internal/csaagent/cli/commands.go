@@ -75,7 +75,10 @@ func (s *session) slash(ctx context.Context, name, args string, line bool) (send
 		fmt.Fprintf(s.io.Stderr, "csa-agent: /%s is not user-invocable (%s says user-invocable: false)\n", name, sk.Path)
 		return "", nil, exitUsage, true
 	}
-	send, err := skills.RunShell(ctx, sk.Prompt(args, s.id), commandShell{s, sk.AllowedTools})
+	send, err := sk.Prompt(args, s.id)
+	if err == nil {
+		send, err = skills.RunShell(ctx, send, commandShell{s, sk.AllowedTools})
+	}
 	if err != nil { // refused or failed: nothing reaches the model, as in Claude Code
 		fmt.Fprintf(s.io.Stderr, "csa-agent: /%s: %v\n", name, err)
 		return "", nil, exitFailed, true

@@ -33,6 +33,7 @@ type options struct {
 	mcpConfig      []string
 	strictMCP      bool
 	disabledMCP    []string
+	pluginDirs     []string
 	version        bool
 	acp            bool
 	prompt         string // the remaining arguments, joined
@@ -75,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "MCP servers: a JSON file or string {\"mcpServers\": {...}} (repeatable)")
 	fs.BoolVar(&o.strictMCP, "strict-mcp-config", false, "use only the --mcp-config servers")
 	fs.StringArrayVar(&o.disabledMCP, "disable-mcp-server", nil, "do not start this configured MCP server (repeatable)")
+	fs.StringArrayVar(&o.pluginDirs, "plugin-dir", nil, "load a Claude Code plugin from this folder for this session (repeatable)")
 	fs.BoolVarP(&o.version, "version", "v", false, "print the version")
 	fs.BoolVar(&o.acp, "acp", false, "speak the Agent Client Protocol on stdio (an agent for editors and csa --transport acp)")
 	fs.SetInterspersed(true)

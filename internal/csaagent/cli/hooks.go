@@ -5,13 +5,14 @@ import (
 
 	"github.com/csa-dev/csa/internal/csaagent/config"
 	"github.com/csa-dev/csa/internal/csaagent/hooks"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
 // loadHooks gathers the hooks of every source, all of which run: Claude
 // Code's settings files (the user's, the project's, its local one),
-// csa-agent's config and --settings. csa gives csa-agent its classifier's
+// csa-agent's config, --settings, then the plugins'. csa gives csa-agent its classifier's
 // hooks (SessionStart, UserPromptSubmit, Stop) in --settings.
-func loadHooks(o *options, cfg *config.Config, cfgPath, home, project string) (hooks.Settings, error) {
+func loadHooks(o *options, cfg *config.Config, cfgPath, home, project string, plugins []plugin.Plugin, sio IO) (hooks.Settings, error) {
 	var all []hooks.Settings
 	for _, f := range hooks.SettingsFiles(home, project) {
 		s, err := hooks.ReadFile(f)
@@ -31,5 +32,11 @@ func loadHooks(o *options, cfg *config.Config, cfgPath, home, project string) (h
 		}
 		all = append(all, s)
 	}
-	return hooks.Merge(all...), nil
+	// Plugins' hooks come after the settings', as Claude Code registers
+	// them; a broken one is only a warning.
+	fromPlugins, err := hooks.FromPlugins(plugins, project)
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: plugin hooks:", err)
+	}
+	return hooks.Merge(append(all, fromPlugins)...), nil
 }

@@ -6,15 +6,16 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/config"
 	"github.com/csa-dev/csa/internal/csaagent/event"
 	"github.com/csa-dev/csa/internal/csaagent/mcp"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 	"github.com/csa-dev/csa/internal/csaagent/prompt"
 )
 
 // loadMCP reads the MCP servers configured for the session; a bad
 // --mcp-config is the caller's error, a broken file only a warning.
-func loadMCP(o *options, cfg *config.Config, sio IO) ([]mcp.Server, error) {
+func loadMCP(o *options, cfg *config.Config, sio IO, plugins []plugin.Plugin) ([]mcp.Server, error) {
 	servers, warnings, err := mcp.Load(mcp.Sources{Home: sio.Getenv("HOME"), Cwd: sio.Cwd,
 		ProjectRoot: prompt.ProjectRoot(sio.Cwd), ManagedPath: mcp.ManagedPath, Flags: o.mcpConfig,
-		Strict: o.strictMCP, Config: cfg, Disabled: o.disabledMCP, Getenv: sio.Getenv})
+		Strict: o.strictMCP, Config: cfg, Disabled: o.disabledMCP, Getenv: sio.Getenv, Plugins: plugins})
 	for _, w := range warnings {
 		fmt.Fprintln(sio.Stderr, "csa-agent: MCP configuration:", w)
 	}

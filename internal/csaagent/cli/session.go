@@ -26,6 +26,7 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/subagent"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
+	"github.com/csa-dev/csa/internal/csaagent/transcript"
 	"github.com/csa-dev/csa/internal/csaenv"
 	csasession "github.com/csa-dev/csa/internal/session"
 )
@@ -47,10 +48,13 @@ type session struct {
 	retries int
 	agent   *loop.Agent
 	conv    *store.Conversation
-	hooks   *hooks.Engine
-	env     *tool.Env
-	policy  *perm.Policy
-	sink    event.Multi
+	// transcript is the session in Claude Code's transcript format, for
+	// hooks (transcript_path) and tools that read those.
+	transcript *transcript.Session
+	hooks      *hooks.Engine
+	env        *tool.Env
+	policy     *perm.Policy
+	sink       event.Multi
 	// result is the last main-agent result, for --output-format json.
 	result    *event.Event
 	compactor *compact.Compactor
@@ -101,7 +105,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	prov, model := choice.Provider, choice.Model
 	s.chosen = choice.Spec
 	project := prompt.ProjectRoot(sio.Cwd)
-	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project)
+	plugins := loadPlugins(o, sio, project)
+	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project, plugins, sio)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -109,7 +114,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	if s.policy, err = policy(o, cfg, sio.Cwd, roots); err != nil {
 		return nil, usageError{err}
 	}
-	mcpServers, err := loadMCP(o, cfg, sio)
+	mcpServers, err := loadMCP(o, cfg, sio, plugins)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -120,15 +125,18 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		return nil, err
 	}
 	s.env = newEnv(sio.Cwd, roots, s.id)
-	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: store.Path(store.Dir(sio.Getenv), s.id),
-		Cwd: sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
+	s.transcript = transcript.New(store.Dir(sio.Getenv), s.id, sio.Cwd)
+	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: s.transcript.Path(),
+		SubagentTranscript: s.transcript.SubagentPath,
+		Cwd:                sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
 		Environ: os.Environ(), Stderr: sio.Stderr})
 	if err != nil {
 		return nil, err
 	}
 	var mcpStatus []event.MCPServer
 	s.mcp, mcpStatus = startMCP(mcpServers, sio)
-	s.sink = event.Multi{s.renderer(), s.conv, event.Func(s.keepResult), event.Func(s.toTurn), event.Func(s.track.observe)}
+	s.sink = event.Multi{s.renderer(), s.conv, s.transcript, event.Func(s.keepResult), event.Func(s.toTurn),
+		event.Func(s.track.observe)}
 	fallback, err := fallbackModel(firstOf(o.fallbackModel, cfg.FallbackModel), s.chosen, prov, s.conf, sio.Getenv)
 	if err != nil {
 		return nil, usageError{err}
@@ -147,7 +155,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		PreCompact: s.preCompact, Store: s.conv})
 	externalImports := prompt.ExternalImportsApproved(mcp.ClaudeJSON(sio.Getenv("HOME"), sio.Getenv), project)
 	s.display = displaySettings(o, sio)
-	s.style = outputStyle(sio, project, s.display.OutputStyle)
+	s.style = outputStyle(sio, project, s.display.OutputStyle, plugins)
 	style := s.style
 	s.newStatus()
 	// The output style shapes the main agent's answers to the user; a
@@ -157,7 +165,8 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra, Style: style})
 	}
 	system := func(extra string) string { return styled(extra, nil) }
-	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project, Cwd: sio.Cwd})
+	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project,
+		Cwd: sio.Cwd, Plugins: plugins})
 	if err != nil {
 		// A broken definition leaves that one out; the others work.
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
@@ -170,7 +179,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		defs = subagent.WithFlag(defs, flagDefs, subagent.ManagedDir)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
-	s.skills = loadSkills(sio, prompt.ProjectRoot(sio.Cwd))
+	s.skills = loadSkills(sio, project, plugins)
 	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
 		Definitions: defs,
@@ -186,6 +195,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 		Modes:     modes{s.policy},
 		Plans:     s.conv,
 		OnStart:   s.hooks.SubagentStart,
+		Record:    s.transcript.Message,
 	})
 	if err := s.subagents.Err(); err != nil {
 		fmt.Fprintln(sio.Stderr, "csa-agent: subagents are not recorded in csa:", err)
@@ -242,7 +252,11 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 func (s *session) close() {
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
+	s.hooks.Close()
 	s.env.Jobs.KillAll()
 	s.mcp.Close()
 	s.conv.Close()
+	if err := s.transcript.Close(); err != nil {
+		fmt.Fprintln(s.io.Stderr, "csa-agent: the Claude Code transcript:", err)
+	}
 }

@@ -3,15 +3,16 @@ package cli
 import (
 	"fmt"
 
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 	"github.com/csa-dev/csa/internal/csaagent/skills"
 	"github.com/csa-dev/csa/internal/csaagent/tool"
 	"github.com/csa-dev/csa/internal/csaagent/tools"
 )
 
 // loadSkills reads the skills and commands of the user, the project and
-// enabled plugins; a broken file is named on stderr and left out.
-func loadSkills(sio IO, projectRoot string) *skills.Set {
-	set, err := skills.Load(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot, Cwd: sio.Cwd})
+// the plugins; a broken file is named on stderr and left out.
+func loadSkills(sio IO, projectRoot string, plugins []plugin.Plugin) *skills.Set {
+	set, err := skills.LoadWith(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot, Cwd: sio.Cwd}, plugins)
 	if err != nil {
 		fmt.Fprintln(sio.Stderr, "csa-agent: skills:", err)
 	}
@@ -37,4 +38,15 @@ func (s *session) withSkillTool(all []tool.Tool) []tool.Tool {
 		}
 	}
 	return out
+}
+
+// loadPlugins finds the enabled plugins and the --plugin-dir ones, once
+// for every feature that reads them; a plugin that cannot be read is
+// named on stderr and left out.
+func loadPlugins(o *options, sio IO, projectRoot string) []plugin.Plugin {
+	plugins, err := plugin.Enabled(plugin.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot, Dirs: o.pluginDirs})
+	if err != nil {
+		fmt.Fprintln(sio.Stderr, "csa-agent: plugins:", err)
+	}
+	return plugins
 }

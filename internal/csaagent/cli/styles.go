@@ -21,14 +21,10 @@ func displaySettings(o *options, sio IO) claudesettings.Settings {
 	return s
 }
 
-// outputStyle is the style the settings select, or a plugin forces; nil
-// for none.
-func outputStyle(sio IO, project, setting string) *outputstyle.Style {
+// outputStyle is the style the settings select, or one of the enabled
+// plugins forces; nil for none.
+func outputStyle(sio IO, project, setting string, plugins []plugin.Plugin) *outputstyle.Style {
 	home := sio.Getenv("HOME")
-	plugins, err := plugin.Enabled(plugin.Sources{Home: home, ProjectRoot: project})
-	if err != nil {
-		fmt.Fprintln(sio.Stderr, "csa-agent: output styles:", err)
-	}
 	styles, err := outputstyle.Load(outputstyle.Sources{Managed: outputstyle.ManagedDir, Home: home,
 		Cwd: sio.Cwd, ProjectRoot: project, Plugins: plugins})
 	if err != nil {

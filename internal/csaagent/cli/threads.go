@@ -157,7 +157,10 @@ func (s *session) expandSkill(ctx context.Context, input string) (send string, a
 	if name, args, ok := skills.Invocation(input); ok {
 		if _, builtin := findBuiltin(name); !builtin {
 			if sk, ok := s.skills.Lookup(name); ok && sk.UserInvocable {
-				send, err := skills.RunShell(ctx, sk.Prompt(args, s.id), commandShell{s, sk.AllowedTools})
+				send, err := sk.Prompt(args, s.id)
+				if err == nil {
+					send, err = skills.RunShell(ctx, send, commandShell{s, sk.AllowedTools})
+				}
 				if err != nil {
 					return "", nil, fmt.Errorf("/%s: %w", name, err)
 				}

@@ -50,6 +50,9 @@ type Event struct {
 	ToolName string          `json:"tool_name,omitempty"`
 	Input    json.RawMessage `json:"input,omitempty"`
 	IsError  bool            `json:"is_error,omitempty"`
+	// Response is ToolFinished's result object in Claude Code's shape
+	// (tool.Result.Response), for Claude Code transcripts; not stored.
+	Response any `json:"-"`
 
 	// Retry.
 	Attempt    int           `json:"attempt,omitempty"`

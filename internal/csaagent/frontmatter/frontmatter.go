@@ -31,7 +31,7 @@ func Split(data []byte) (fm, body string, err error) {
 	case strings.HasPrefix(rest, "---"):
 		fm, body = "", rest[3:]
 	case end < 0:
-		return "", "", errors.New("front matter not closed: no line \"---\" after it")
+		return "", "", errUnclosed
 	default:
 		fm, body = rest[:end+1], rest[end+4:]
 	}
@@ -40,7 +40,7 @@ func Split(data []byte) (fm, body string, err error) {
 	} else if strings.TrimSpace(body) == "" {
 		body = ""
 	} else {
-		return "", "", errors.New("front matter not closed: the closing \"---\" must be a line of its own")
+		return "", "", errClosingLine
 	}
 	return fm, body, nil
 }

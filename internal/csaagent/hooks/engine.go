@@ -23,7 +23,10 @@ import (
 type Options struct {
 	SessionID      string
 	TranscriptPath string
-	Cwd            string
+	// SubagentTranscript is a subagent's transcript by its id
+	// (SubagentStop's agent_transcript_path); nil: none.
+	SubagentTranscript func(agentID string) string
+	Cwd                string
 	// ProjectDir is $CLAUDE_PROJECT_DIR in the hooks' environment.
 	ProjectDir string
 	// Mode is the permission mode now (it changes in plan mode).
@@ -38,6 +41,11 @@ type Options struct {
 type Engine struct {
 	o       Options
 	byEvent map[string][]group
+	bg      background // the async hooks
+
+	mu       sync.Mutex
+	promptID string               // the latest prompt's (prompt_id)
+	started  map[string]time.Time // calls' starts by tool_use id (duration_ms)
 }
 
 type group struct {
@@ -57,7 +65,8 @@ func New(s Settings, o Options) (*Engine, error) {
 		o.Mode = func() string { return "default" }
 	}
 	o.Environ = append(append([]string(nil), o.Environ...), "CLAUDE_PROJECT_DIR="+o.ProjectDir)
-	e := &Engine{o: o, byEvent: map[string][]group{}}
+	e := &Engine{o: o, byEvent: map[string][]group{}, started: map[string]time.Time{}}
+	e.bg.ctx, e.bg.stop = context.WithCancel(context.Background())
 	for ev, groups := range s {
 		for _, g := range groups {
 			m, _ := compileMatcher(g.Matcher) // checked above
@@ -72,14 +81,27 @@ func New(s Settings, o Options) (*Engine, error) {
 var detached = map[string]bool{SessionStart: true, UserPromptSubmit: true, Stop: true, SessionEnd: true}
 
 // fire runs the hooks of event whose matcher matches subject, all at once,
-// and composes their answers in configuration order.
+// and composes their answers in configuration order. Only the tool
+// events' hooks may have an "if" condition: fireCall runs those.
 func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, fields map[string]any) answer {
-	cmds := e.matching(event, subject)
+	return e.fireIf(ctx, event, subject, who, fields, nil)
+}
+
+// fireIf is fire with the call the hooks' conditions are about (nil: the
+// hooks with a condition do not run).
+func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who, fields map[string]any, call *loop.Call) answer {
+	cmds := e.matching(event, subject, e.condition(call))
 	if len(cmds) == 0 {
 		return answer{}
 	}
 	in := map[string]any{"session_id": e.o.SessionID, "transcript_path": e.o.TranscriptPath, "cwd": e.o.Cwd,
-		"permission_mode": e.o.Mode(), "hook_event_name": event}
+		"hook_event_name": event}
+	if !modeless[event] {
+		in["permission_mode"] = e.o.Mode()
+	}
+	if id := e.prompt(); id != "" {
+		in["prompt_id"] = id
+	}
 	if who.ID != "" {
 		in["agent_id"], in["agent_type"] = who.ID, who.Type
 	}
@@ -94,9 +116,17 @@ func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, 
 	if detached[event] {
 		ctx = context.WithoutCancel(ctx)
 	}
-	runs := make([]run, len(cmds))
+	var waited []Command
+	for _, c := range cmds {
+		if c.Async {
+			e.startAsync(event, c, body)
+		} else {
+			waited = append(waited, c)
+		}
+	}
+	runs := make([]run, len(waited))
 	var wg sync.WaitGroup
-	for i, c := range cmds {
+	for i, c := range waited {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -107,24 +137,37 @@ func (e *Engine) fire(ctx context.Context, event, subject string, who loop.Who, 
 	return e.compose(event, runs)
 }
 
+// modeless are the events whose input has no permission_mode in Claude
+// Code (2.1.197 builds them without one).
+var modeless = map[string]bool{SessionStart: true, SessionEnd: true, SubagentStart: true, PreCompact: true, Notification: true}
+
 // unmatched are the events whose matchers Claude Code ignores.
 var unmatched = map[string]bool{UserPromptSubmit: true, Stop: true}
 
-// matching lists the commands of the groups matching subject, each
-// command once (Claude Code runs identical commands once).
-func (e *Engine) matching(event, subject string) []Command {
+// matching lists the commands of the groups matching subject whose
+// condition, if any, holds (cond nil: none holds), each command once
+// (Claude Code runs identical commands once).
+func (e *Engine) matching(event, subject string, cond func(string) bool) []Command {
 	if e == nil {
 		return nil
 	}
 	var out []Command
-	seen := map[string]bool{}
+	type identity struct {
+		command, cond, env string
+		async              bool
+	}
+	seen := map[identity]bool{}
 	for _, g := range e.byEvent[event] {
 		if !unmatched[event] && !g.match(subject) {
 			continue
 		}
 		for _, c := range g.hooks {
-			if !seen[c.Command] {
-				seen[c.Command] = true
+			if c.If != "" && (cond == nil || !cond(c.If)) {
+				continue
+			}
+			key := identity{c.Command, c.If, strings.Join(c.Env, "\x00"), c.Async}
+			if !seen[key] {
+				seen[key] = true
 				out = append(out, c)
 			}
 		}
@@ -155,7 +198,7 @@ func (e *Engine) runOne(ctx context.Context, c Command, body []byte) run {
 	}
 	hctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: e.o.Environ,
+	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: append(e.o.Environ[:len(e.o.Environ):len(e.o.Environ)], c.Env...),
 		Dir: e.o.Cwd, Stdin: bytes.NewReader(body), DieWithParent: true}, killGrace)
 	r.err = err
 	r.timedOut = err != nil && hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil

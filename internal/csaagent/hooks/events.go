@@ -18,7 +18,8 @@ func toolFields(c loop.Call) map[string]any {
 // permissionDecision deny), approve it, ask for it to be confirmed, change
 // its input or add context. Deny wins over ask over allow.
 func (e *Engine) BeforeTool(ctx context.Context, c loop.Call) loop.Verdict {
-	a := e.fire(ctx, PreToolUse, c.Tool.Name(), c.Who, toolFields(c))
+	e.start(c.ID)
+	a := e.fireIf(ctx, PreToolUse, c.Tool.Name(), c.Who, toolFields(c), &c)
 	v := loop.Verdict{Decision: a.decision, Reason: join(a.decisionReasons), Context: join(a.context)}
 	if a.block {
 		v.Decision, v.Reason = loop.Deny, join(append(a.reasons, a.decisionReasons...))
@@ -50,16 +51,22 @@ func updated(input json.RawMessage, fields map[string]any) json.RawMessage {
 // what a blocking hook says, and any additional context, reach the model.
 func (e *Engine) AfterTool(ctx context.Context, c loop.Call, res tool.Result) loop.Aftermath {
 	f := toolFields(c)
+	if d, ok := e.took(c.ID); ok {
+		f["duration_ms"] = d.Milliseconds()
+	}
 	event := PostToolUse
 	if res.IsError {
 		event = PostToolUseFailure
 		f["error"], f["is_interrupt"] = res.Output, ctx.Err() != nil
 	} else {
 		f["tool_response"] = res.Output
+		if res.Response != nil {
+			f["tool_response"] = res.Response
+		}
 	}
-	a := e.fire(ctx, event, c.Tool.Name(), c.Who, f)
+	a := e.fireIf(ctx, event, c.Tool.Name(), c.Who, f, &c)
 	var out loop.Aftermath
-	out.Context = join(append(a.reasons, a.context...))
+	out.Context = join(append(append(a.reasons, a.context...), e.asyncSaid()...))
 	if a.stop {
 		out.Stop = join(a.stopReasons)
 	}
@@ -73,7 +80,11 @@ func (e *Engine) BeforeStop(ctx context.Context, who loop.Who, active bool, last
 	if who.ID != "" {
 		event = SubagentStop
 	}
-	a := e.fire(ctx, event, who.Type, who, map[string]any{"stop_hook_active": active, "last_assistant_message": last})
+	f := map[string]any{"stop_hook_active": active, "last_assistant_message": last}
+	if event == SubagentStop && e != nil && e.o.SubagentTranscript != nil {
+		f["agent_transcript_path"] = e.o.SubagentTranscript(who.ID)
+	}
+	a := e.fire(ctx, event, who.Type, who, f)
 	if !a.block || a.stop {
 		return ""
 	}
@@ -108,8 +119,9 @@ type Prompt struct {
 
 // UserPromptSubmit runs before a prompt is sent.
 func (e *Engine) UserPromptSubmit(ctx context.Context, prompt string) Prompt {
+	e.newPrompt()
 	a := e.fire(ctx, UserPromptSubmit, "", loop.Who{}, map[string]any{"prompt": prompt})
-	p := Prompt{Context: join(a.context)}
+	p := Prompt{Context: join(append(a.context, e.asyncSaid()...))}
 	switch {
 	case a.stop:
 		p.Blocked = join(a.stopReasons)
@@ -141,7 +153,7 @@ func (e *Engine) SubagentStart(ctx context.Context, id, agentType string) string
 func (e *Engine) PermissionRequest(ctx context.Context, c loop.Call) (decision, reason string) {
 	f := toolFields(c)
 	delete(f, "tool_use_id") // Claude Code's PermissionRequest input has none
-	a := e.fire(ctx, PermissionRequest, c.Tool.Name(), c.Who, f)
+	a := e.fireIf(ctx, PermissionRequest, c.Tool.Name(), c.Who, f, &c)
 	switch {
 	case a.block || a.decision == loop.Deny:
 		return loop.Deny, firstOf(join(append(a.reasons, a.decisionReasons...)), "denied by a PermissionRequest hook")

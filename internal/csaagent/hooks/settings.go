@@ -33,8 +33,9 @@ const (
 	PermissionRequest  = "PermissionRequest"
 )
 
-// DefaultTimeout bounds a hook that sets no timeout, as Claude Code's.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds a hook that sets no timeout: ten minutes, as in
+// Claude Code 2.1.197 (its hooks' default, 600000 ms, in its code).
+const DefaultTimeout = 10 * time.Minute
 
 // Settings is the "hooks" object of a Claude Code settings file: groups of
 // commands by event.
@@ -52,6 +53,17 @@ type Command struct {
 	Type    string  `json:"type" toml:"type"`
 	Command string  `json:"command" toml:"command"`
 	Timeout float64 `json:"timeout,omitempty" toml:"timeout"` // seconds
+	// Env is added to a plugin's hook's environment (CLAUDE_PLUGIN_ROOT...).
+	Env []string `json:"-" toml:"-"`
+	// If is a permission rule ("Bash(git commit:*)", "Edit(*.go)"): the
+	// hook runs only for the tool calls it matches, and never for events
+	// that are not about a tool call, as in Claude Code.
+	If string `json:"if,omitempty" toml:"if"`
+	// Async hooks run in the background: the agent does not wait for
+	// them and they cannot block or decide anything; what they say
+	// (systemMessage, additionalContext) reaches the model on a later
+	// turn. Those still running when the session ends are killed.
+	Async bool `json:"async,omitempty" toml:"async"`
 }
 
 // SettingsFiles are Claude Code's settings files that may hold hooks, in

@@ -118,7 +118,8 @@ func (a *Agent) call(ctx context.Context, u llm.Block) llm.Block {
 		}
 	}
 	res.Content, res.IsError = withContext(out.Output, extra), out.IsError
-	a.emit(event.Event{Kind: event.ToolFinished, ToolID: u.ID, ToolName: u.Name, Text: res.Content, IsError: out.IsError})
+	a.emit(event.Event{Kind: event.ToolFinished, ToolID: u.ID, ToolName: u.Name, Text: res.Content, IsError: out.IsError,
+		Response: out.Response})
 	return res
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/csaagent/config"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
 // Scope is where a server's definition came from. A name defined in
@@ -28,6 +29,7 @@ const (
 	ScopeLocal      Scope = "local"      // ~/.claude.json, this project's entry
 	ScopeProject    Scope = "project"    // .mcp.json
 	ScopeUser       Scope = "user"       // ~/.claude.json, then csa-agent's config.toml
+	ScopePlugin     Scope = "plugin"     // an enabled plugin's (plugins.go)
 )
 
 // Transports.
@@ -80,6 +82,9 @@ type Sources struct {
 	// disables).
 	Disabled []string
 	Getenv   func(string) string
+	// Plugins are the enabled plugins, whose servers are named
+	// plugin:PLUGIN:SERVER.
+	Plugins []plugin.Plugin
 }
 
 // Load reads every scope and merges them, highest scope winning for a
@@ -122,6 +127,7 @@ func Load(src Sources) (servers []Server, warnings []error, err error) {
 		if src.Config != nil {
 			add(warn(fromTOML(src.Config.MCPServers, config.Path(src.Getenv), src.Getenv)))
 		}
+		add(warn(fromPlugins(src.Plugins, src.ProjectRoot, src.Getenv)))
 	}
 	off := map[string]bool{}
 	for _, n := range src.Disabled {

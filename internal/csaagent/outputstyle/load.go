@@ -29,7 +29,8 @@ type Sources struct {
 	// Cwd up to ProjectRoot (the git root; the top of the file system
 	// without one), never at or above Home, as Claude Code looks.
 	Cwd, ProjectRoot string
-	// Plugins are the enabled plugins (their output-styles folder).
+	// Plugins are the enabled plugins (their output-styles folder, or the
+	// folders and files their manifest names instead).
 	Plugins []plugin.Plugin
 }
 
@@ -44,8 +45,12 @@ func Load(src Sources) ([]Style, error) {
 	var all []Style
 	all = append(all, builtIns...)
 	for _, p := range src.Plugins {
-		list, err := loadDir(p.Dir("output-styles"), Plugin, p.Name+":")
-		all, errs = append(all, list...), appendErr(errs, err)
+		paths, err := p.OutputStyles()
+		errs = appendErr(errs, err)
+		for _, path := range paths {
+			list, err := loadPath(path, Plugin, p.Name+":")
+			all, errs = append(all, list...), appendErr(errs, err)
+		}
 	}
 	if src.Home != "" {
 		list, err := loadDir(filepath.Join(src.Home, ".claude", "output-styles"), User, "")
@@ -117,6 +122,18 @@ func projectDirs(cwd, root, home string) []string {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
+}
+
+// loadPath reads a folder of styles, or one style's .md file.
+func loadPath(path, source, prefix string) ([]Style, error) {
+	if isDir(path) {
+		return loadDir(path, source, prefix)
+	}
+	s, ok, err := loadFile(path, source, prefix)
+	if !ok {
+		return nil, err
+	}
+	return []Style{s}, err
 }
 
 // loadDir reads every *.md file under dir, in subfolders too; a missing

@@ -23,15 +23,29 @@ type install struct {
 // an id; version 2: a list, each user-wide or for one project) whose id is
 // true in enabledPlugins of ~/.claude/settings.json, the project's
 // .claude/settings.json or .claude/settings.local.json (the later file
-// wins), then the --plugin-dir folders (named by their manifest's name,
-// else their folder's). The error joins every file that could not be
+// wins), then the --plugin-dir folders, each with its manifest (whose
+// name, when given, names the plugin). The error joins every file that could not be
 // read; the plugins returned are the good ones.
 func Enabled(src Sources) ([]Plugin, error) {
 	out, err := installed(src.Home, src.ProjectRoot)
-	for _, dir := range src.Dirs {
-		out = append(out, fromDir(dir))
+	errs := []error{err}
+	for i := range out {
+		m, err := readManifest(out[i].Root)
+		errs = append(errs, err)
+		out[i].Manifest = m
+		if m.Name != "" {
+			out[i].Name = m.Name
+		}
 	}
-	return out, err
+	for _, dir := range src.Dirs {
+		p, err := fromDir(dir)
+		errs = append(errs, err)
+		out = append(out, p)
+	}
+	for i := range out {
+		out[i].Data = dataDir(src.Home, out[i].ID)
+	}
+	return out, errors.Join(errs...)
 }
 
 func installed(home, projectRoot string) ([]Plugin, error) {
@@ -117,15 +131,17 @@ func samePath(a, b string) bool {
 	return a != "" && b != "" && filepath.Clean(a) == filepath.Clean(b)
 }
 
-// fromDir is a plugin given by its folder: named by
-// .claude-plugin/plugin.json's name, else by the folder.
-func fromDir(dir string) Plugin {
-	var m struct {
-		Name string `json:"name"`
+// fromDir is a plugin given by its folder: named by its manifest's name,
+// else by the folder; its id is Claude Code's "NAME@inline".
+func fromDir(dir string) (Plugin, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
 	}
-	_ = readJSON(filepath.Join(dir, ".claude-plugin", "plugin.json"), &m)
-	if m.Name == "" {
-		m.Name = filepath.Base(filepath.Clean(dir))
+	m, err := readManifest(abs)
+	name := m.Name
+	if name == "" {
+		name = filepath.Base(abs)
 	}
-	return Plugin{ID: m.Name, Name: m.Name, Root: dir}
+	return Plugin{ID: name + "@inline", Name: name, Root: abs, Manifest: m}, err
 }

@@ -1,8 +1,11 @@
 package skills
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
 )
 
 // commandWord is what may follow the slash of a command: a name, so that a
@@ -20,12 +23,29 @@ func Invocation(line string) (name, args string, ok bool) {
 	return m[1], strings.TrimSpace(line[len(m[1])+1:]), true
 }
 
+// Instructions is the skill's body: Body, or the body of the file Load
+// found it in, read now: a session starts with the front matter alone.
+func (sk Skill) Instructions() (string, error) {
+	if !sk.onDisk {
+		return sk.Body, nil
+	}
+	body, err := frontmatter.ReadBody(sk.Path)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", sk.Kind, sk.Path, err)
+	}
+	return strings.TrimSpace(body), nil
+}
+
 // Prompt is the user message "/name args" sends, as Claude Code builds
 // it: a skill's starts with its folder, so the model can read the files
 // it bundles; then the arguments are substituted (substituteArgs), then
-// ${CLAUDE_SKILL_DIR}, ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_SESSION_ID}.
-func (sk Skill) Prompt(args, sessionID string) string {
-	body := sk.Body
+// ${CLAUDE_SKILL_DIR}, ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_SESSION_ID}. The
+// error is its file's, unreadable since the session started.
+func (sk Skill) Prompt(args, sessionID string) (string, error) {
+	body, err := sk.Instructions()
+	if err != nil {
+		return "", err
+	}
 	if sk.Kind == KindSkill {
 		body = "Base directory for this skill: " + sk.Dir + "\n" + body
 	}
@@ -36,7 +56,7 @@ func (sk Skill) Prompt(args, sessionID string) string {
 	if sk.PluginRoot != "" {
 		body = strings.ReplaceAll(body, "${CLAUDE_PLUGIN_ROOT}", sk.PluginRoot)
 	}
-	return strings.ReplaceAll(body, "${CLAUDE_SESSION_ID}", sessionID)
+	return strings.ReplaceAll(body, "${CLAUDE_SESSION_ID}", sessionID), nil
 }
 
 // Words splits arguments at spaces; single or double quotes keep spaces

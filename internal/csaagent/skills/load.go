@@ -59,7 +59,10 @@ type Skill struct {
 	ModelInvocable bool
 	// ownDescription: the front matter gave the description.
 	ownDescription bool
-	Body           string
+	// Body is the instructions of a skill made in memory; Load reads only
+	// the front matter, and Instructions reads the body on use (onDisk).
+	Body   string
+	onDisk bool
 	// Dir is a skill's folder (its bundled files) or a command's.
 	Dir  string
 	Path string
@@ -128,6 +131,14 @@ type Sources struct {
 // parsed is left out and named in the error, which joins every such
 // failure: the set returned holds the good ones.
 func Load(src Sources) (*Set, error) {
+	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
+	s, loadErr := LoadWith(src, plugins)
+	return s, errors.Join(err, loadErr)
+}
+
+// LoadWith is Load with the enabled plugins already found (src.PluginDirs
+// is then unused).
+func LoadWith(src Sources, plugins []plugin.Plugin) (*Set, error) {
 	s := &Set{byName: map[string]Skill{}}
 	var errs []error
 	add := func(list []Skill, err error) {
@@ -154,13 +165,9 @@ func Load(src Sources) (*Set, error) {
 	for _, b := range bases {
 		add(loadCommands(filepath.Join(b.dir, "commands"), b.source, "", ""))
 	}
-	plugins, err := plugin.Enabled(plugin.Sources{Home: src.Home, ProjectRoot: src.ProjectRoot, Dirs: src.PluginDirs})
-	if err != nil {
-		errs = append(errs, err)
-	}
 	for _, p := range plugins {
-		add(loadSkills(p.Dir("skills"), "plugin "+p.Name, p.Name+":", p.Root))
-		add(loadCommands(p.Dir("commands"), "plugin "+p.Name, p.Name+":", p.Root))
+		add(pluginSkills(p))
+		add(pluginCommands(p))
 	}
 	return s, errors.Join(errs...)
 }
@@ -203,14 +210,15 @@ func loadSkills(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 	var errs []error
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name(), "SKILL.md")
-		if !isDir(filepath.Join(dir, e.Name())) {
+		// The entry's type spares a stat, but for a link.
+		if !e.IsDir() && (e.Type()&fs.ModeSymlink == 0 || !isDir(filepath.Join(dir, e.Name()))) {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		fm, first, err := frontmatter.ReadHead(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // a folder without SKILL.md is no skill
 		}
-		sk, err := parse(path, data, KindSkill, e.Name(), err)
+		sk, err := parse(path, fm, first, KindSkill, e.Name(), err)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -237,8 +245,8 @@ func loadCommands(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, strings.TrimSuffix(path, ".md"))
-		data, err := os.ReadFile(path)
-		sk, err := parse(path, data, KindCommand, strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), err)
+		fm, first, err := frontmatter.ReadHead(path)
+		sk, err := parse(path, fm, first, KindCommand, strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), err)
 		if err != nil {
 			errs = append(errs, err)
 			return nil
@@ -268,25 +276,22 @@ func isDir(p string) bool {
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]*$`)
 
-// parse reads one SKILL.md or command file (readErr is its reading's
+// parse reads one SKILL.md or command file from its front matter and its
+// body's first line, as frontmatter.ReadHead gives them (readErr is its
 // error); name is the folder's or file's, used when the front matter has
 // none. A file without front matter is all body.
-func parse(path string, data []byte, kind Kind, name string, readErr error) (Skill, error) {
+func parse(path, fm, firstLine string, kind Kind, name string, readErr error) (Skill, error) {
 	bad := func(format string, args ...any) (Skill, error) {
 		return Skill{}, fmt.Errorf("%s %s: %s", kind, path, fmt.Sprintf(format, args...))
 	}
-	if readErr != nil {
+	if readErr != nil && !errors.Is(readErr, frontmatter.ErrNone) {
 		return bad("%v", readErr)
-	}
-	fm, body, err := frontmatter.Split(data)
-	if err != nil && !errors.Is(err, frontmatter.ErrNone) {
-		return bad("%v", err)
 	}
 	fields, err := frontmatter.Parse(fm)
 	if err != nil {
 		return bad("%v", err)
 	}
-	sk := Skill{Name: name, Kind: kind, Path: path, Body: strings.TrimSpace(body)}
+	sk := Skill{Name: name, Kind: kind, Path: path, onDisk: true}
 	disable := false
 	for k, v := range fields {
 		switch k {
@@ -324,7 +329,7 @@ func parse(path string, data []byte, kind Kind, name string, readErr error) (Ski
 	sk.ownDescription = sk.Description != ""
 	sk.ModelInvocable = !disable
 	if sk.Description == "" {
-		sk.Description = describe(sk.Body, kind)
+		sk.Description = describe(firstLine, kind)
 	}
 	if !validName.MatchString(sk.Name) {
 		return bad("name %q must be one word (letters, digits, -, _ and .)", sk.Name)

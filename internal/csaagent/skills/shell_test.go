@@ -74,7 +74,7 @@ func TestRunShell(t *testing.T) {
 // Arguments never start shell lines: their "!" is spaced or escaped, as
 // Claude Code does.
 func TestArgumentsQuoted(t *testing.T) {
-	got := Skill{Kind: KindCommand, Body: "Do $ARGUMENTS"}.Prompt("!`rm x` now! and `!`", "")
+	got := prompt(t, Skill{Kind: KindCommand, Body: "Do $ARGUMENTS"}, "!`rm x` now! and `!`", "")
 	if got != "Do \\! `rm x` now! and ` \\! `" {
 		t.Errorf("Prompt = %q", got)
 	}

@@ -56,7 +56,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	shared, _ := set.Lookup("shared")
-	if shared.Body != "user body" || !shared.UserInvocable || !shared.ModelInvocable || shared.Kind != KindSkill {
+	if instructions(t, shared) != "user body" || !shared.UserInvocable || !shared.ModelInvocable || shared.Kind != KindSkill {
 		t.Errorf("shared = %+v", shared)
 	}
 	mine, _ := set.Lookup("mine")
@@ -111,7 +111,7 @@ func TestPlugins(t *testing.T) {
 		t.Errorf("ModelInvocable = %s", got)
 	}
 	lint, _ := set.Lookup("tools:lint")
-	if got := lint.Prompt("", "s"); !strings.HasSuffix(got, "lint "+filepath.Join(cache, "tools/1.0")) {
+	if got := prompt(t, lint, "", "s"); !strings.HasSuffix(got, "lint "+filepath.Join(cache, "tools/1.0")) {
 		t.Errorf("plugin root not substituted: %q", got)
 	}
 
@@ -143,14 +143,14 @@ func TestInvocation(t *testing.T) {
 func TestPrompt(t *testing.T) {
 	// $N counts from 0, as $ARGUMENTS[N] does, as in Claude Code.
 	cmd := Skill{Kind: KindCommand, Body: "Fix issue $0 ($ARGUMENTS[1]) with $1; all: $ARGUMENTS; none: [$2] ${CLAUDE_SESSION_ID}"}
-	if got := cmd.Prompt(`12 "high priority"`, "sid"); got != `Fix issue 12 (high priority) with high priority; all: 12 "high priority"; none: [] sid` {
+	if got := prompt(t, cmd, `12 "high priority"`, "sid"); got != `Fix issue 12 (high priority) with high priority; all: 12 "high priority"; none: [] sid` {
 		t.Errorf("command prompt = %q", got)
 	}
 	sk := Skill{Kind: KindSkill, Dir: "/skills/x", Body: "Read ${CLAUDE_SKILL_DIR}/ref.md"}
-	if got := sk.Prompt("a b", ""); got != "Base directory for this skill: /skills/x\nRead /skills/x/ref.md\nARGUMENTS: a b" {
+	if got := prompt(t, sk, "a b", ""); got != "Base directory for this skill: /skills/x\nRead /skills/x/ref.md\nARGUMENTS: a b" {
 		t.Errorf("skill prompt = %q", got)
 	}
-	if got := sk.Prompt("", ""); strings.Contains(got, "ARGUMENTS") {
+	if got := prompt(t, sk, "", ""); strings.Contains(got, "ARGUMENTS") {
 		t.Errorf("no arguments, yet %q", got)
 	}
 	for _, c := range []struct{ body, args, want string }{
@@ -163,7 +163,7 @@ func TestPrompt(t *testing.T) {
 		{"$file and $filename; $file[0] $files", "x.go y.go", "x.go and y.go; $file[0] $files"},
 		{"nothing used", "", "nothing used"},
 	} {
-		got := Skill{Kind: KindCommand, Body: c.body, ArgNames: []string{"file", "filename"}}.Prompt(c.args, "")
+		got := prompt(t, Skill{Kind: KindCommand, Body: c.body, ArgNames: []string{"file", "filename"}}, c.args, "")
 		if got != c.want {
 			t.Errorf("Prompt(%q, %q) = %q, want %q", c.body, c.args, got, c.want)
 		}
@@ -222,7 +222,7 @@ func TestNamesAndDescriptions(t *testing.T) {
 	if !ok || pr.Name != "pr-review" || pr.Description != "Review a pull request" || !pr.ModelInvocable {
 		t.Errorf("by display name: %+v %v", pr, ok)
 	}
-	if got := pr.Prompt("42 security", ""); !strings.HasSuffix(got, "Review 42 for security.") {
+	if got := prompt(t, pr, "42 security", ""); !strings.HasSuffix(got, "Review 42 for security.") {
 		t.Errorf("named arguments: %q", got)
 	}
 	want := map[string]string{"empty": "Skill", "blank": "Custom command", "hash": "#nospace is no heading",
@@ -231,5 +231,98 @@ func TestNamesAndDescriptions(t *testing.T) {
 		if sk, _ := set.Lookup(name); sk.Description != desc {
 			t.Errorf("%s described %q, want %q", name, sk.Description, desc)
 		}
+	}
+}
+
+// A --plugin-dir plugin whose manifest names its commands (a folder, a
+// file, one named with metadata) and adds a skill folder; commands/ is
+// then not read, skills/ still is.
+func TestPluginManifest(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "kit")
+	write(t, filepath.Join(root, ".claude-plugin/plugin.json"), `{"name": "kit",
+  "commands": {"hello": {"source": "./cmd/greet.md", "description": "Says hello", "allowedTools": ["Bash(echo:*)"]}},
+  "skills": "./extra"}`)
+	write(t, filepath.Join(root, "commands/ignored.md"), "not read")
+	write(t, filepath.Join(root, "cmd/greet.md"), "---\ndescription: the file's\n---\nHello")
+	write(t, filepath.Join(root, "skills/one/SKILL.md"), "---\ndescription: one\n---\none")
+	write(t, filepath.Join(root, "extra/SKILL.md"), "---\nname: Two Words\ndescription: two\n---\ntwo")
+	set, err := Load(Sources{Home: t.TempDir(), PluginDirs: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(set.All()); got != "kit:Two-Words(plugin kit) kit:hello(plugin kit) kit:one(plugin kit)" {
+		t.Errorf("All = %s", got)
+	}
+	hello, _ := set.Lookup("kit:hello")
+	if hello.Description != "Says hello" || !hello.ModelInvocable || len(hello.AllowedTools) != 1 {
+		t.Errorf("hello = %+v", hello)
+	}
+
+	write(t, filepath.Join(root, ".claude-plugin/plugin.json"), `{"name": "kit", "commands": ["./cmd/greet.md", "./commands"]}`)
+	set, err = Load(Sources{Home: t.TempDir(), PluginDirs: []string{root}})
+	if got := names(set.All()); got != "kit:greet(plugin kit) kit:ignored(plugin kit) kit:one(plugin kit)" || err != nil {
+		t.Errorf("All = %s (%v)", got, err)
+	}
+}
+
+// prompt is sk.Prompt(args, sessionID), which must not fail.
+func prompt(t *testing.T, sk Skill, args, sessionID string) string {
+	t.Helper()
+	got, err := sk.Prompt(args, sessionID)
+	if err != nil {
+		t.Fatalf("%s: Prompt: %v", sk.Name, err)
+	}
+	return got
+}
+
+// instructions is sk's body, which must be readable.
+func instructions(t *testing.T, sk Skill) string {
+	t.Helper()
+	body, err := sk.Instructions()
+	if err != nil {
+		t.Fatalf("%s: %v", sk.Name, err)
+	}
+	return body
+}
+
+// Load reads the front matter; a skill's body is read when it is used,
+// so the body it sends is the file's at that time, and a file gone since
+// is an error naming it.
+func TestBodyReadOnUse(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".claude/skills/later/SKILL.md")
+	write(t, path, "---\ndescription: read on use\n---\nfirst body")
+	cmd := filepath.Join(home, ".claude/commands/gone.md")
+	write(t, cmd, "Gone soon")
+	set, err := Load(Sources{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, "---\ndescription: read on use\n---\nsecond body")
+	if err := os.Remove(cmd); err != nil {
+		t.Fatal(err)
+	}
+	sk, _ := set.Lookup("later")
+	if got := prompt(t, sk, "", ""); !strings.HasSuffix(got, "\nsecond body") || sk.Description != "read on use" {
+		t.Errorf("later: %q (%q)", got, sk.Description)
+	}
+	gone, _ := set.Lookup("gone")
+	if _, err := gone.Prompt("", ""); err == nil || !strings.Contains(err.Error(), cmd) || gone.Description != "Gone soon" {
+		t.Errorf("gone: %v (%q)", err, gone.Description)
+	}
+}
+
+// A skill folder may be a symbolic link; a file beside the folders is no
+// skill.
+func TestLinkedSkillFolder(t *testing.T) {
+	home, shared := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(shared, "linked/SKILL.md"), "---\ndescription: through a link\n---\nbody")
+	write(t, filepath.Join(home, ".claude/skills/stray.md"), "---\ndescription: not a skill\n---\n")
+	if err := os.Symlink(filepath.Join(shared, "linked"), filepath.Join(home, ".claude/skills/linked")); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load(Sources{Home: home})
+	if got := names(set.All()); got != "linked(user)" || err != nil {
+		t.Fatalf("All = %s (%v)", got, err)
 	}
 }

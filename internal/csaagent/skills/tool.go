@@ -81,9 +81,11 @@ func (t *Tool) Run(ctx context.Context, _ *tool.Env, input json.RawMessage) (too
 	name := strings.TrimPrefix(strings.TrimSpace(in.Skill), "/")
 	for _, sk := range t.offered {
 		if sk.Name == name {
-			text := sk.Prompt(in.Args, t.sessionID)
+			text, err := sk.Prompt(in.Args, t.sessionID)
+			if err != nil {
+				return tool.Errorf("%v", err), nil
+			}
 			if t.shell != nil {
-				var err error
 				if text, err = RunShell(ctx, text, t.shell(sk)); err != nil {
 					return tool.Errorf("%v", err), nil
 				}

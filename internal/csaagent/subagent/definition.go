@@ -3,12 +3,14 @@ package subagent
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
+	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
 // GeneralPurpose is the built-in subagent, used when a Task call names no
@@ -34,10 +36,16 @@ type Definition struct {
 	// Model is "" or "inherit" for the caller's model, else a spec the
 	// Config.ResolveModel callback turns into a provider and model.
 	Model string
-	// Prompt is appended to the standard system prompt.
+	// Prompt is appended to the standard system prompt. Load leaves it
+	// empty: Instructions reads it from Path when the agent is used.
 	Prompt string
 	// Path is the file it was read from ("" for the built-in one).
 	Path string
+	// whenToUse is the front matter's when_to_use (or when-to-use): a
+	// plugin agent's description when it has none.
+	whenToUse string
+	// onDisk: Prompt is left to Instructions, which reads Path.
+	onDisk bool
 }
 
 // Builtin is the general-purpose definition.
@@ -68,6 +76,9 @@ type Sources struct {
 	// Cwd, when below ProjectRoot, adds the .claude/agents of each
 	// folder from the root down to it, as Claude Code reads them.
 	Cwd string
+	// Plugins are the enabled plugins, whose agents are named
+	// "plugin:name" (plugins.go).
+	Plugins []plugin.Plugin
 }
 
 // Dirs are the directories definitions are read from, in Claude Code's
@@ -110,8 +121,8 @@ func between(root, cwd string) []string {
 	return out
 }
 
-// Load reads the definitions of src.Dirs(): the built-in general-purpose
-// one first, then every *.md file under each directory, in subfolders at
+// Load reads the built-in general-purpose definition, then the plugins'
+// (plugins.go), then those of src.Dirs(): every *.md file under each directory, in subfolders at
 // any depth as Claude Code reads them (.claude/agents/team/x.md), in path
 // order, a later definition replacing an earlier one of the same name.
 // Missing directories are skipped, and so is a file whose front matter
@@ -122,19 +133,28 @@ func between(root, cwd string) []string {
 func Load(src Sources) ([]Definition, error) {
 	defs := []Definition{Builtin()}
 	index := map[string]int{GeneralPurpose: 0}
-	var errs []error
+	add := func(d Definition) {
+		if i, ok := index[d.Name]; ok {
+			defs[i] = d
+			return
+		}
+		index[d.Name] = len(defs)
+		defs = append(defs, d)
+	}
+	// Claude Code's precedence, lowest first: built-in, plugins, user,
+	// project, managed.
+	plugged, err := pluginDefinitions(src.Plugins, src.ProjectRoot)
+	errs := []error{err}
+	for _, d := range plugged {
+		add(d)
+	}
 	for _, dir := range src.Dirs() {
 		names, err := markdownFiles(dir)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		for _, p := range names {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("subagent definition %s: %w", p, err))
-				continue
-			}
-			d, err := Parse(p, data)
+			d, err := readHead(p)
 			if errors.Is(err, errNoName) {
 				continue
 			}
@@ -142,12 +162,7 @@ func Load(src Sources) ([]Definition, error) {
 				errs = append(errs, err)
 				continue
 			}
-			if i, ok := index[d.Name]; ok {
-				defs[i] = d
-				continue
-			}
-			index[d.Name] = len(defs)
-			defs = append(defs, d)
+			add(d)
 		}
 	}
 	return defs, errors.Join(errs...)
@@ -159,10 +174,9 @@ func markdownFiles(dir string) ([]string, error) {
 	var out []string
 	var errs []error
 	seen := map[string]bool{}
-	var walk func(string)
-	walk = func(d string) {
-		real, err := filepath.EvalSymlinks(d)
-		if err != nil || seen[real] { // a missing folder, or a link loop
+	var walk func(d, real string)
+	walk = func(d, real string) {
+		if seen[real] { // a link loop
 			return
 		}
 		seen[real] = true
@@ -172,19 +186,29 @@ func markdownFiles(dir string) ([]string, error) {
 			return
 		}
 		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			st, err := os.Stat(p) // through a link
+			p, mode := filepath.Join(d, e.Name()), e.Type()
+			childReal := filepath.Join(real, e.Name())
+			if mode&fs.ModeSymlink != 0 { // only a link needs a stat and its target
+				st, err := os.Stat(p)
+				if err != nil {
+					continue
+				}
+				mode = st.Mode().Type()
+				if childReal, err = filepath.EvalSymlinks(p); err != nil {
+					continue
+				}
+			}
 			switch {
-			case err != nil:
-				continue
-			case st.IsDir():
-				walk(p)
-			case st.Mode().IsRegular() && strings.HasSuffix(e.Name(), ".md"):
+			case mode.IsDir():
+				walk(p, childReal)
+			case mode.IsRegular() && strings.HasSuffix(e.Name(), ".md"):
 				out = append(out, p)
 			}
 		}
 	}
-	walk(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil { // else a missing folder
+		walk(dir, real)
+	}
 	sort.Strings(out)
 	return out, errors.Join(errs...)
 }
@@ -197,10 +221,32 @@ var errNoName = errors.New("no name in the front matter")
 // front matter is read by package frontmatter; unknown keys (color...) are
 // ignored.
 func Parse(path string, data []byte) (Definition, error) {
+	d, err := parseFile(path, data)
+	if err != nil {
+		return Definition{}, err
+	}
+	return d, d.check()
+}
+
+// parseFile reads a definition's fields and prompt without checking
+// them.
+func parseFile(path string, data []byte) (Definition, error) {
+	fm, body, err := frontmatter.Split(data)
+	d, err := fromFront(path, fm, err)
+	if err != nil {
+		return Definition{}, err
+	}
+	d.Prompt = strings.TrimSpace(body)
+	return d, nil
+}
+
+// fromFront is the definition a file's front matter gives (splitErr is
+// Split's or ReadHead's error), without its prompt, unchecked.
+func fromFront(path, fm string, splitErr error) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	fm, body, err := frontmatter.Split(data)
+	err := splitErr
 	if errors.Is(err, frontmatter.ErrNone) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %w (%w)", path, err, errNoName)
 	}
@@ -211,13 +257,15 @@ func Parse(path string, data []byte) (Definition, error) {
 	if err != nil {
 		return bad("%v", err)
 	}
-	d := Definition{Path: path, Prompt: strings.TrimSpace(body)}
+	d := Definition{Path: path}
 	for k, v := range fields {
 		switch k {
 		case "name":
 			d.Name, err = v.Scalar(k)
 		case "description":
 			d.Description, err = v.Scalar(k)
+		case "when_to_use", "when-to-use":
+			d.whenToUse, err = v.Scalar(k)
 		case "model":
 			d.Model, err = v.Scalar(k)
 		case "tools":
@@ -236,13 +284,19 @@ func Parse(path string, data []byte) (Definition, error) {
 	if _, given := fields["tools"]; !given {
 		d.Tools = nil
 	}
+	return d, nil
+}
+
+// check refuses a definition without a name, with a name of several
+// words, or without a description.
+func (d Definition) check() error {
 	switch {
 	case d.Name == "":
-		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, errNoName)
+		return fmt.Errorf("subagent definition %s: %w", d.Path, errNoName)
 	case strings.ContainsAny(d.Name, " \t/\\"):
-		return bad("name %q must be one word (letters, digits, - and _)", d.Name)
+		return fmt.Errorf("subagent definition %s: name %q must be one word (letters, digits, - and _)", d.Path, d.Name)
 	case d.Description == "":
-		return bad("no description in the front matter (the Task tool shows it to the model)")
+		return fmt.Errorf("subagent definition %s: no description in the front matter (the Task tool shows it to the model)", d.Path)
 	}
-	return d, nil
+	return nil
 }

@@ -97,8 +97,13 @@ func TestLoadOverrideOrder(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("definitions %v, want %v", got, want)
 	}
-	if defs[1].Path != filepath.Join(proj, ".claude/agents/a.md") || defs[1].Prompt != "prompt of project alpha" {
-		t.Fatalf("alpha %+v", defs[1])
+	// The prompt is read when the agent is used.
+	if p, err := defs[1].Instructions(); defs[1].Path != filepath.Join(proj, ".claude/agents/a.md") || p != "prompt of project alpha" || err != nil {
+		t.Fatalf("alpha %+v: %q %v", defs[1], p, err)
+	}
+	write(t, filepath.Join(proj, ".claude/agents/a.md"), def("alpha", "project alpha")+" edited")
+	if p, err := defs[1].Instructions(); p != "prompt of project alpha\n edited" || err != nil {
+		t.Fatalf("alpha's prompt after an edit: %q %v", p, err)
 	}
 	// Nothing anywhere: the built-in one alone.
 	defs, err = Load(Sources{ProjectRoot: t.TempDir()})

@@ -77,6 +77,9 @@ type Config struct {
 	// OnStart, when set, is told of each subagent as it starts (the
 	// SubagentStart hooks) and may return context to add to its prompt.
 	OnStart func(ctx context.Context, id, agentType string) (context string)
+	// Record, when set, is told every message of each subagent's
+	// conversation, in order, with the subagent's id (its transcript).
+	Record func(agentID string, m llm.Message)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }

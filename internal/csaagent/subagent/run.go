@@ -86,10 +86,14 @@ func (h *Hooks) prepare(def Definition, req tool.SubagentRequest) (*child, tool.
 		}
 		cfg.Provider, cfg.Model = p, m
 	}
+	prompt, err := def.Instructions()
+	if err != nil {
+		return nil, tool.Errorf("subagent %s: %v", def.Name, err)
+	}
 	if h.cfg.System != nil {
-		cfg.System = h.cfg.System(def.Prompt)
-	} else if def.Prompt != "" {
-		cfg.System = pc.System + "\n\n" + def.Prompt
+		cfg.System = h.cfg.System(prompt)
+	} else if prompt != "" {
+		cfg.System = pc.System + "\n\n" + prompt
 	}
 	cfg.Tools = h.toolsFor(def)
 	cfg.Dynamic = dynamicFor(pc.Dynamic, def)
@@ -114,6 +118,10 @@ func (h *Hooks) prepare(def Definition, req tool.SubagentRequest) (*child, tool.
 		c.id = newID()
 	}
 	cfg.AgentID, cfg.AgentType = c.id, def.Name
+	if rec := h.cfg.Record; rec != nil {
+		id := c.id
+		cfg.Record = func(m llm.Message) { rec(id, m) }
+	}
 	c.sink = pc.Sink
 	if c.sink == nil {
 		c.sink = event.Func(func(event.Event) {})
@@ -205,6 +213,7 @@ func (h *Hooks) run(ctx context.Context, c *child) tool.Result {
 		if res.Output == "" {
 			res.Output = "(the subagent finished without an answer)"
 		}
+		res.Response = c.response(out)
 	case killed:
 		status, fail = session.Killed, &session.Failure{Class: session.FailKilled, Message: errKilled.Error()}
 		res = tool.Result{IsError: true, Output: withPartial("subagent "+c.id+" was stopped by csa kill before it finished", out.Text)}

@@ -39,6 +39,10 @@ type Tool interface {
 type Result struct {
 	Output  string
 	IsError bool
+	// Response is the result as Claude Code reports it to hooks
+	// (tool_response) and in its transcripts (toolUseResult): an object
+	// of the tool's own shape. Nil: Output stands for it.
+	Response any
 }
 
 // Errorf is a failed call's result.

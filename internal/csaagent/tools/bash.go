@@ -114,7 +114,8 @@ func (b *Bash) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash output: %w", err)
 	}
-	res := tool.Result{Output: out}
+	res := tool.Result{Output: out, Response: bashResponse{Stdout: strings.TrimRight(out, "\n"), Stderr: "",
+		Interrupted: ctx.Err() != nil && stopped != ""}}
 	if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
 		res.Output += "\n"
 	}

@@ -53,8 +53,10 @@ func (e *Edit) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 	if err := writeFile(env, abs, after); err != nil {
 		return tool.Errorf("cannot write %s: %v", abs, unwrapPath(err)), nil
 	}
+	resp := editResponse{FilePath: abs, OldString: in.OldString, NewString: in.NewString, OriginalFile: before,
+		StructuredPatch: structuredPatch(before, after), ReplaceAll: in.ReplaceAll}
 	if !exists {
-		return tool.Result{Output: "File created successfully at: " + abs}, nil
+		return tool.Result{Output: "File created successfully at: " + abs, Response: resp}, nil
 	}
-	return tool.Result{Output: "The file " + abs + " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n" + snippet(before, after)}, nil
+	return tool.Result{Output: "The file " + abs + " has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n" + snippet(before, after), Response: resp}, nil
 }

@@ -62,6 +62,7 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 	if in.Pattern == "" {
 		return tool.Errorf("pattern is empty"), nil
 	}
+	start := time.Now()
 	dir, pattern := in.Path, in.Pattern
 	if filepath.IsAbs(pattern) {
 		// An absolute pattern carries its own base directory.
@@ -106,8 +107,10 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 		}
 		return tool.Errorf("glob %q in %s: %v", in.Pattern, abs, err), nil
 	}
+	resp := globResponse{Filenames: []string{}, TotalMatches: len(hits), CountIsComplete: true}
 	if len(hits) == 0 {
-		return tool.Result{Output: "No files found"}, nil
+		resp.DurationMs = time.Since(start).Milliseconds()
+		return tool.Result{Output: "No files found", Response: resp}, nil
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if !hits[i].mod.Equal(hits[j].mod) {
@@ -122,8 +125,11 @@ func (g *Glob) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (t
 			break
 		}
 		b.WriteString(h.path + "\n")
+		resp.Filenames = append(resp.Filenames, relToCwd(env.Cwd, h.path))
 	}
-	return tool.Result{Output: b.String()}, nil
+	resp.NumFiles, resp.Truncated = len(resp.Filenames), len(hits) > globMax
+	resp.DurationMs = time.Since(start).Milliseconds()
+	return tool.Result{Output: b.String(), Response: resp}, nil
 }
 
 // skipDirs are never searched: version control and dependency trees.

@@ -153,7 +153,8 @@ func (gr *Grep) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if err != nil {
 		return tool.Errorf("search %s: %v", root, err), nil
 	}
-	return tool.Result{Output: g.result()}, nil
+	out := g.result()
+	return tool.Result{Output: out, Response: g.response(env.Cwd)}, nil
 }
 
 func typeNames() []string {

@@ -75,31 +75,36 @@ func (rd *Read) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if head, _ := r.Peek(8000); isBinary(head) {
 		return tool.Errorf("%s is a binary file (%d bytes); Read shows text only", abs, fi.Size()), nil
 	}
-	out := readLines(r, in.Offset, in.Limit)
+	out, view := readLines(r, in.Offset, in.Limit)
 	if env.Files != nil {
 		env.Files.Record(abs)
 	}
-	return tool.Result{Output: out}, nil
+	view.FilePath = abs
+	return tool.Result{Output: out, Response: readResponse{Type: "text", File: view}}, nil
 }
 
 // readLines formats lines offset.. of path as cat -n does, with a note when
-// more remain.
-func readLines(r *bufio.Reader, offset, limit int) string {
+// more remain, and says which lines it showed as Claude Code counts them
+// (the text after a final newline is one more, empty line).
+func readLines(r *bufio.Reader, offset, limit int) (string, readFile) {
 	if offset < 1 {
 		offset = 1
 	}
 	if limit < 1 || limit > readMaxLines {
 		limit = readMaxLines
 	}
-	var b strings.Builder
+	var b, raw strings.Builder
 	n, shown, last := 0, 0, 0
+	endsLine := true // the text read so far ends with a newline (or is empty)
 	for {
 		line, err := r.ReadString('\n')
 		if line == "" && err != nil {
 			break
 		}
 		n++
+		endsLine = strings.HasSuffix(line, "\n")
 		if n >= offset && shown < limit {
+			raw.WriteString(line)
 			line = strings.TrimRight(line, "\r\n")
 			if len(line) > readMaxLineLen {
 				line = truncate(line, readMaxLineLen)
@@ -113,15 +118,25 @@ func readLines(r *bufio.Reader, offset, limit int) string {
 			break
 		}
 	}
+	// Claude Code's lines are the text split at newlines: the shown ones
+	// joined, the empty one after a final newline included when reached.
+	view := readFile{Content: strings.TrimSuffix(raw.String(), "\n"), StartLine: offset, NumLines: shown, TotalLines: n}
+	if endsLine {
+		view.TotalLines++
+		if last == n && shown < limit {
+			view.NumLines++
+			view.Content = raw.String()
+		}
+	}
 	switch {
 	case n == 0:
-		return "<system-reminder>Warning: the file exists but its contents are empty.</system-reminder>"
+		return "<system-reminder>Warning: the file exists but its contents are empty.</system-reminder>", view
 	case shown == 0:
-		return fmt.Sprintf("<system-reminder>Warning: the file has only %s; offset %d is past its end.</system-reminder>", plural(n, "line"), offset)
+		return fmt.Sprintf("<system-reminder>Warning: the file has only %s; offset %d is past its end.</system-reminder>", plural(n, "line"), offset), view
 	case last < n:
 		fmt.Fprintf(&b, "\n[Showing lines %d-%d of %d. Use offset and limit to read more.]\n", offset, last, n)
 	}
-	return b.String()
+	return b.String(), view
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

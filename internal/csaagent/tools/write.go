@@ -51,13 +51,16 @@ func (w *Write) Run(ctx context.Context, env *tool.Env, input json.RawMessage) (
 	if err := checkFresh(env, abs); err != nil {
 		return tool.Errorf("%v", err), nil
 	}
-	_, statErr := os.Stat(abs)
-	created := errors.Is(statErr, fs.ErrNotExist)
+	original, readErr := os.ReadFile(abs)
+	created := errors.Is(readErr, fs.ErrNotExist)
 	if err := writeFile(env, abs, *in.Content); err != nil {
 		return tool.Errorf("cannot write %s: %v", abs, unwrapPath(err)), nil
 	}
+	resp := writeResponse{Type: "create", FilePath: abs, Content: *in.Content, StructuredPatch: []hunk{}}
 	if created {
-		return tool.Result{Output: "File created successfully at: " + abs}, nil
+		return tool.Result{Output: "File created successfully at: " + abs, Response: resp}, nil
 	}
-	return tool.Result{Output: "The file " + abs + " has been overwritten successfully."}, nil
+	orig := string(original)
+	resp.Type, resp.OriginalFile, resp.StructuredPatch = "update", &orig, structuredPatch(orig, *in.Content)
+	return tool.Result{Output: "The file " + abs + " has been overwritten successfully.", Response: resp}, nil
 }

@@ -30,11 +30,11 @@ func prepareClaude(home, url string, o Options, env map[string]string) error {
 		"projects":               projects,
 		"autoUpdates":            false,
 	}
-	if err := writeJSONFile(filepath.Join(home, ".claude.json"), state); err != nil {
+	if err := mergeJSONFile(filepath.Join(home, ".claude.json"), state); err != nil {
 		return err
 	}
 	settings := map[string]any{"skipDangerousModePermissionPrompt": true}
-	if err := writeJSONFile(filepath.Join(home, ".claude", "settings.json"), settings); err != nil {
+	if err := mergeJSONFile(filepath.Join(home, ".claude", "settings.json"), settings); err != nil {
 		return err
 	}
 	env["ANTHROPIC_BASE_URL"] = url

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,6 +142,35 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return writeFile(path, append(data, '\n'))
+}
+
+// mergeJSONFile sets v's keys in the JSON object at path, keeping the
+// others (objects merge key by key): a test's HOME may hold settings of
+// its own, such as enabledPlugins, beside what the program needs here.
+func mergeJSONFile(path string, v map[string]any) error {
+	old := map[string]any{}
+	data, err := os.ReadFile(path)
+	if err == nil {
+		if err := json.Unmarshal(data, &old); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return writeJSONFile(path, mergeObjects(old, v))
+}
+
+func mergeObjects(old, v map[string]any) map[string]any {
+	for k, nv := range v {
+		oo, ok1 := old[k].(map[string]any)
+		no, ok2 := nv.(map[string]any)
+		if ok1 && ok2 {
+			old[k] = mergeObjects(oo, no)
+			continue
+		}
+		old[k] = nv
+	}
+	return old
 }
 
 func uniqueAbs(dirs []string) ([]string, error) {

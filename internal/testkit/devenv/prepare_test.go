@@ -220,3 +220,27 @@ func get(v any, keys ...string) any {
 	}
 	return v
 }
+
+// TestPrepareKeepsTheHomesSettings: Claude Code's files in a test's HOME
+// keep what the test wrote (enabledPlugins, projects) beside the keys
+// Prepare sets.
+func TestPrepareKeepsTheHomesSettings(t *testing.T) {
+	home := t.TempDir()
+	if err := writeFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"enabledPlugins": {"x@m": true}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(home, ".claude.json"), []byte(`{"projects": {"/elsewhere": {"allowedTools": []}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Prepare(home, "http://127.0.0.1:1", Options{Programs: []string{"claude"}, Trusted: []string{"/work"}}); err != nil {
+		t.Fatal(err)
+	}
+	s := readJSON(t, filepath.Join(home, ".claude", "settings.json"))
+	if s["skipDangerousModePermissionPrompt"] != true || s["enabledPlugins"] == nil {
+		t.Errorf("settings.json %v", s)
+	}
+	projects, _ := readJSON(t, filepath.Join(home, ".claude.json"))["projects"].(map[string]any)
+	if projects["/elsewhere"] == nil || projects["/work"] == nil {
+		t.Errorf(".claude.json projects %v", projects)
+	}
+}
