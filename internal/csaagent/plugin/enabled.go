@@ -29,14 +29,25 @@ type install struct {
 func Enabled(src Sources) ([]Plugin, error) {
 	out, err := installed(src.Home, src.ProjectRoot)
 	errs := []error{err}
-	for i := range out {
-		m, err := readManifest(out[i].Root)
+	kept := out[:0]
+	for _, p := range out {
+		m, has, err := readManifestOf(p.Root)
 		errs = append(errs, err)
-		out[i].Manifest = m
+		p.Manifest = m
 		if m.Name != "" {
-			out[i].Name = m.Name
+			p.Name = m.Name
 		}
+		e, found, err := marketplaceEntry(src.Home, p.ID)
+		errs = append(errs, err)
+		if found {
+			if p, err = p.withEntry(e, has); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		kept = append(kept, p)
 	}
+	out = kept
 	for _, dir := range src.Dirs {
 		p, err := fromDir(dir)
 		errs = append(errs, err)
