@@ -96,8 +96,8 @@ func (s Source) cloneURL() string {
 	return ""
 }
 
-// describe is the source as `plugin marketplace list` shows it.
-func (s Source) describe() string {
+// Describe is a source as `plugin marketplace list` shows it.
+func Describe(s Source) string {
 	switch s.Source {
 	case "directory":
 		return "Directory (" + s.Path + ")"
