@@ -72,15 +72,20 @@ func inputf(format string, args ...any) error { return &InputError{fmt.Sprintf(f
 type object map[string]json.RawMessage
 
 // update reads the JSON object at path (none: empty), lets change edit
-// it, and writes it back under a lock beside the file, by an atomic
-// rename: another writer never sees half a file, and keys change does
-// not touch are kept. newline ends the file with one (Claude Code's
+// it, and writes it back by an atomic rename, so a reader (Claude Code)
+// never sees half a file, and keys change does not touch are kept. The
+// lock, one for the user's plugin files, keeps two csa-agents from losing
+// each other's edits; it lives in ~/.claude/plugins so that no lock file
+// appears in a project. newline ends the file with one (Claude Code's
 // settings files have it; its plugin registries do not).
-func update(path string, newline bool, change func(object) error) error {
+func (l Layout) update(path string, newline bool, change func(object) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	lock := flock.New(path + ".lock")
+	if err := os.MkdirAll(l.pluginsDir(), 0o755); err != nil {
+		return err
+	}
+	lock := flock.New(filepath.Join(l.pluginsDir(), ".csa-agent.lock"))
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -135,7 +135,7 @@ func (l Layout) Install(ctx context.Context, id, scope string) (Installation, er
 	if err != nil {
 		return Installation{}, err
 	}
-	return in, update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, true) })
+	return in, l.update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, true) })
 }
 
 // source is the folder of plugin id in its marketplace, and its entry.
@@ -217,7 +217,7 @@ func hasContent(dir string) bool {
 // editInstalled rewrites id's installations in installed_plugins.json
 // (an empty list drops the id), leaving the others as they are.
 func (l Layout) editInstalled(id string, change func([]Installation) []Installation) error {
-	return update(l.installedPlugins(), false, func(o object) error {
+	return l.update(l.installedPlugins(), false, func(o object) error {
 		plugins := object{}
 		if err := o.field("plugins", &plugins); err != nil {
 			return fmt.Errorf("%s: plugins: %w", l.installedPlugins(), err)
@@ -272,7 +272,7 @@ func (l Layout) Uninstall(id, scope string) error {
 	if gone == nil {
 		return inputf("plugin %q is not installed at scope %s", id, scope)
 	}
-	if err := update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, nil) }); err != nil {
+	if err := l.update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, nil) }); err != nil {
 		return err
 	}
 	all, err := l.Installed()
@@ -317,7 +317,7 @@ func (l Layout) SetEnabled(id, scope string, on bool) (string, error) {
 		return "", err
 	}
 	word := map[bool]string{true: "enabled", false: "disabled"}[on]
-	return found, update(settings, true, func(o object) error {
+	return found, l.update(settings, true, func(o object) error {
 		var enabled map[string]bool
 		if err := o.field("enabledPlugins", &enabled); err != nil {
 			return fmt.Errorf("%s: enabledPlugins: %w", settings, err)
