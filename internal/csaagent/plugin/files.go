@@ -67,10 +67,6 @@ func (e *InputError) Error() string { return e.Msg }
 
 func inputf(format string, args ...any) error { return &InputError{fmt.Sprintf(format, args...)} }
 
-// object is a JSON object whose keys the caller does not know all of:
-// each value kept as it was read.
-type object map[string]json.RawMessage
-
 // update reads the JSON object at path (none: empty), lets change edit
 // it, and writes it back by an atomic rename, so a reader (Claude Code)
 // never sees half a file, and keys change does not touch are kept. The
@@ -78,7 +74,7 @@ type object map[string]json.RawMessage
 // each other's edits; it lives in ~/.claude/plugins so that no lock file
 // appears in a project. newline ends the file with one (Claude Code's
 // settings files have it; its plugin registries do not).
-func (l Layout) update(path string, newline bool, change func(object) error) error {
+func (l Layout) update(path string, newline bool, change func(*object) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -90,14 +86,11 @@ func (l Layout) update(path string, newline bool, change func(object) error) err
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 	defer func() { _ = lock.Unlock() }()
-	obj := object{}
+	var obj object
 	if err := readJSON(path, &obj); err != nil {
 		return err
 	}
-	if obj == nil {
-		obj = object{}
-	}
-	if err := change(obj); err != nil {
+	if err := change(&obj); err != nil {
 		return err
 	}
 	return writeJSON(path, obj, newline)
@@ -136,41 +129,6 @@ func writeJSON(path string, v any, newline bool) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// field decodes obj[key] into v; a missing key leaves v as it is.
-func (o object) field(key string, v any) error {
-	raw, ok := o[key]
-	if !ok || string(raw) == "null" {
-		return nil
-	}
-	return json.Unmarshal(raw, v)
-}
-
-func (o object) set(key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	o[key] = b
-	return nil
-}
-
-// setIn sets or (v nil) deletes key in the object held at o[name].
-func (o object) setIn(name, key string, v any) error {
-	inner := object{}
-	if err := o.field(name, &inner); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if inner == nil {
-		inner = object{}
-	}
-	if v == nil {
-		delete(inner, key)
-	} else if err := inner.set(key, v); err != nil {
-		return err
-	}
-	return o.set(name, inner)
 }
 
 // stamp is a time as Claude Code writes it (JavaScript's toISOString).

@@ -135,7 +135,7 @@ func (l Layout) Install(ctx context.Context, id, scope string) (Installation, er
 	if err != nil {
 		return Installation{}, err
 	}
-	return in, l.update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, true) })
+	return in, l.update(settings, true, func(o *object) error { return o.setIn("enabledPlugins", id, true) })
 }
 
 // source is the folder of plugin id in its marketplace, and its entry.
@@ -217,29 +217,30 @@ func hasContent(dir string) bool {
 // editInstalled rewrites id's installations in installed_plugins.json
 // (an empty list drops the id), leaving the others as they are.
 func (l Layout) editInstalled(id string, change func([]Installation) []Installation) error {
-	return l.update(l.installedPlugins(), false, func(o object) error {
-		plugins := object{}
+	return l.update(l.installedPlugins(), false, func(o *object) error {
+		if !o.has("version") {
+			if err := o.set("version", 2); err != nil { // first, as Claude Code writes it
+				return err
+			}
+		}
+		var plugins object
 		if err := o.field("plugins", &plugins); err != nil {
 			return fmt.Errorf("%s: plugins: %w", l.installedPlugins(), err)
 		}
-		if plugins == nil {
-			plugins = object{}
-		}
 		var list []Installation
-		if raw, ok := plugins[id]; ok {
+		if raw, ok := plugins.vals[id]; ok {
 			var err error
 			if list, err = installations(raw); err != nil {
 				return fmt.Errorf("%s: %s: %w", l.installedPlugins(), id, err)
 			}
 		}
 		list = change(list)
-		delete(plugins, id)
-		if len(list) > 0 {
-			if err := plugins.set(id, list); err != nil {
-				return err
-			}
+		if len(list) == 0 {
+			plugins.remove(id)
+		} else if err := plugins.set(id, list); err != nil {
+			return err
 		}
-		if err := o.set("version", 2); err != nil {
+		if err := o.set("version", 2); err != nil { // a version 1 file is now in version 2's form
 			return err
 		}
 		return o.set("plugins", plugins)
@@ -272,7 +273,7 @@ func (l Layout) Uninstall(id, scope string) error {
 	if gone == nil {
 		return inputf("plugin %q is not installed at scope %s", id, scope)
 	}
-	if err := l.update(settings, true, func(o object) error { return o.setIn("enabledPlugins", id, nil) }); err != nil {
+	if err := l.update(settings, true, func(o *object) error { return o.setIn("enabledPlugins", id, nil) }); err != nil {
 		return err
 	}
 	all, err := l.Installed()
@@ -317,7 +318,7 @@ func (l Layout) SetEnabled(id, scope string, on bool) (string, error) {
 		return "", err
 	}
 	word := map[bool]string{true: "enabled", false: "disabled"}[on]
-	return found, l.update(settings, true, func(o object) error {
+	return found, l.update(settings, true, func(o *object) error {
 		var enabled map[string]bool
 		if err := o.field("enabledPlugins", &enabled); err != nil {
 			return fmt.Errorf("%s: enabledPlugins: %w", settings, err)

@@ -114,6 +114,11 @@ func TestDirectoryMarketplaceLifecycle(t *testing.T) {
 		user["enabledPlugins"].(map[string]any)["fmt@tools"] != true || user["extraKnownMarketplaces"].(map[string]any)["tools"] == nil {
 		t.Fatalf("user settings: %v", user)
 	}
+	// Its keys keep their order; new ones go last, as Claude Code adds them.
+	if b, _ := os.ReadFile(filepath.Join(home, ".claude/settings.json")); !strings.HasPrefix(string(b),
+		"{\n  \"model\": \"opus\",\n  \"enabledPlugins\": {\n    \"other@x\": false,\n    \"fmt@tools\": true\n  },\n  \"extraKnownMarketplaces\"") {
+		t.Fatalf("user settings laid out anew:\n%s", b)
+	}
 	proj := readObject(t, filepath.Join(project, ".claude/settings.json"))
 	if proj["permissions"] == nil || proj["enabledPlugins"].(map[string]any)["fmt@tools"] != true {
 		t.Fatalf("project settings: %v", proj)

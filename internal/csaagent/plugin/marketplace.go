@@ -159,11 +159,11 @@ func (l Layout) fetch(ctx context.Context, src Source, want string) (name, loc s
 // extraKnownMarketplaces.
 func (l Layout) record(m Marketplace) error {
 	m.LastUpdated = stamp(time.Now())
-	if err := l.update(l.knownMarketplaces(), false, func(o object) error { return o.set(m.Name, m) }); err != nil {
+	if err := l.update(l.knownMarketplaces(), false, func(o *object) error { return o.set(m.Name, m) }); err != nil {
 		return err
 	}
 	user, _ := l.settings("user")
-	return l.update(user, true, func(o object) error {
+	return l.update(user, true, func(o *object) error {
 		return o.setIn("extraKnownMarketplaces", m.Name, map[string]Source{"source": m.Source})
 	})
 }
@@ -223,10 +223,10 @@ func (l Layout) RemoveMarketplace(name string) error {
 		}
 	}
 	user, _ := l.settings("user")
-	if err := l.update(user, true, func(o object) error { return o.setIn("extraKnownMarketplaces", name, nil) }); err != nil {
+	if err := l.update(user, true, func(o *object) error { return o.setIn("extraKnownMarketplaces", name, nil) }); err != nil {
 		return err
 	}
-	if err := l.update(l.knownMarketplaces(), false, func(o object) error { delete(o, name); return nil }); err != nil {
+	if err := l.update(l.knownMarketplaces(), false, func(o *object) error { o.remove(name); return nil }); err != nil {
 		return err
 	}
 	if filepath.Dir(m.InstallLocation) == filepath.Join(l.pluginsDir(), "marketplaces") {
