@@ -24,6 +24,19 @@ func pluginMarketplace(name string) map[string]string {
 		"plugins/greet/.claude-plugin/plugin.json": `{"name": "greet", "version": "2.0.0", "description": "Greetings"}`,
 		"plugins/greet/commands/hello.md":          "---\ndescription: Says hello to the team\n---\nSay hello.\n",
 		"plugins/plain/commands/wave.md":           "---\ndescription: Waves at the team\n---\nWave.\n",
+		"shared/notes.md":                          "Shared notes.\n",
+	}
+}
+
+// linkPlugin gives the marketplace at dir's greet plugin symbolic links:
+// one to its own file, one to a file elsewhere in the marketplace, one
+// out of it (to outside).
+func linkPlugin(t *testing.T, dir, outside string) {
+	t.Helper()
+	for name, target := range map[string]string{"hi.md": "hello.md", "notes.md": "../../../shared/notes.md", "out.md": outside} {
+		if err := os.Symlink(target, filepath.Join(dir, "plugins/greet/commands", name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -53,6 +66,11 @@ func TestPluginInstallParityWithClaudeCode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := writeFile(filepath.Join(dir, "outside.md"), "Not the marketplace's.\n"); err != nil {
+		t.Fatal(err)
+	}
+	linkPlugin(t, filepath.Join(dir, "folder"), filepath.Join(dir, "outside.md"))
+	linkPlugin(t, filepath.Join(dir, "gitsrc"), filepath.Join(dir, "outside.md"))
 	gitURL, commit := gitserve.Repo(t, filepath.Join(dir, "gitsrc"))
 	agent := selfAs(t, "csa-agent")
 	side := func(name string) *pluginSide {
@@ -116,7 +134,9 @@ func TestPluginInstallParityWithClaudeCode(t *testing.T) {
 		}
 	}
 	if tree := treeOf(t, filepath.Join(dir, "csa-agent/home/.claude/plugins/cache")); !strings.Contains(tree, "git-tools/plain/0.1.0/commands/wave.md") ||
-		!strings.Contains(tree, "folder-tools/greet/2.0.0/commands/hello.md") {
+		!strings.Contains(tree, "folder-tools/greet/2.0.0/commands/hello.md") ||
+		!strings.Contains(tree, "folder-tools/greet/2.0.0/commands/hi.md -> hello.md") ||
+		!strings.Contains(tree, "folder-tools/greet/2.0.0/commands/notes.md: Shared notes.") || strings.Contains(tree, "out.md") {
 		t.Errorf("cache lacks the plugins (commit %s):\n%s", commit, tree)
 	}
 
@@ -218,11 +238,16 @@ func treeOf(t *testing.T, root string) string {
 		if d.IsDir() || d.Name() == ".in_use" {
 			return nil
 		}
+		rel, _ := filepath.Rel(root, path)
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(path)
+			lines = append(lines, rel+" -> "+target)
+			return err
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
 		lines = append(lines, rel+": "+string(data))
 		return nil
 	})

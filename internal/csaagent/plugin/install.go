@@ -104,7 +104,7 @@ func (l Layout) Install(ctx context.Context, id, scope string) (Installation, er
 	if err != nil {
 		return Installation{}, err
 	}
-	src, entry, err := l.source(id)
+	src, entry, base, err := l.source(id)
 	if err != nil {
 		return Installation{}, err
 	}
@@ -116,7 +116,7 @@ func (l Layout) Install(ctx context.Context, id, scope string) (Installation, er
 	version := firstOf(pm.Version, entry.Version, shortSHA(sha), "unknown")
 	name, mkt, _ := splitID(id)
 	dest := filepath.Join(l.pluginsDir(), "cache", safeName(mkt), safeName(name), safeVersion(version))
-	if err := cache(src, dest, version == "unknown"); err != nil {
+	if err := cache(src, dest, base, version == "unknown"); err != nil {
 		return Installation{}, fmt.Errorf("install %s: %w", id, err)
 	}
 	now := stamp(time.Now())
@@ -138,48 +138,49 @@ func (l Layout) Install(ctx context.Context, id, scope string) (Installation, er
 	return in, l.update(settings, true, func(o *object) error { return o.setIn("enabledPlugins", id, true) })
 }
 
-// source is the folder of plugin id in its marketplace, and its entry.
-func (l Layout) source(id string) (string, Entry, error) {
+// source is the folder of plugin id in its marketplace, its entry and
+// the marketplace's folder.
+func (l Layout) source(id string) (dir string, e Entry, base string, err error) {
 	name, mkt, err := splitID(id)
 	if err != nil {
-		return "", Entry{}, err
+		return "", Entry{}, "", err
 	}
 	m, err := l.marketplace(mkt)
 	if err != nil {
-		return "", Entry{}, err
+		return "", Entry{}, "", err
 	}
 	man, err := readManifest(m.InstallLocation)
 	if err != nil {
-		return "", Entry{}, err
+		return "", Entry{}, "", err
 	}
-	for _, e := range man.Plugins {
+	for _, e = range man.Plugins {
 		if e.Name != name {
 			continue
 		}
 		var rel string
 		if json.Unmarshal(e.Source, &rel) != nil {
-			return "", Entry{}, inputf("plugin %s: its source %s is not a path in the marketplace; csa-agent installs only those", id, e.Source)
+			return "", Entry{}, "", inputf("plugin %s: its source %s is not a path in the marketplace; csa-agent installs only those", id, e.Source)
 		}
-		base := filepath.Dir(manifestPath(m.InstallLocation))
+		base = filepath.Dir(manifestPath(m.InstallLocation))
 		if filepath.Base(base) == ".claude-plugin" {
 			base = filepath.Dir(base)
 		}
-		dir := filepath.Join(base, rel)
+		dir = filepath.Join(base, rel)
 		if dir != base && !strings.HasPrefix(dir, base+string(filepath.Separator)) {
-			return "", Entry{}, inputf("plugin %s: source %q leaves the marketplace", id, rel)
+			return "", Entry{}, "", inputf("plugin %s: source %q leaves the marketplace", id, rel)
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return "", Entry{}, inputf("plugin %s: source folder %s not found", id, dir)
+			return "", Entry{}, "", inputf("plugin %s: source folder %s not found", id, dir)
 		}
-		return dir, e, nil
+		return dir, e, base, nil
 	}
-	return "", Entry{}, inputf("plugin %q not found in marketplace %q", name, mkt)
+	return "", Entry{}, "", inputf("plugin %q not found in marketplace %q", name, mkt)
 }
 
-// cache copies the plugin at src to dest (without .git), by a rename so
-// dest is never half there. A complete copy already there is kept (and
-// marked used again) unless refresh.
-func cache(src, dest string, refresh bool) error {
+// cache copies the plugin at src (in the marketplace at base) to dest
+// (see copyPlugin), by a rename so dest is never half there. A complete
+// copy already there is kept (and marked used again) unless refresh.
+func cache(src, dest, base string, refresh bool) error {
 	if !refresh && hasContent(dest) {
 		return os.RemoveAll(filepath.Join(dest, orphanMark))
 	}
@@ -191,7 +192,7 @@ func cache(src, dest string, refresh bool) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.CopyFS(tmp, withoutGit{os.DirFS(src)}); err != nil {
+	if err := copyPlugin(src, tmp, base); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dest); err != nil {
