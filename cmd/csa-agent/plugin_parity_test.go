@@ -140,17 +140,24 @@ func TestPluginInstallParityWithClaudeCode(t *testing.T) {
 		t.Errorf("cache lacks the plugins (commit %s):\n%s", commit, tree)
 	}
 
-	// Each lists what the other installed.
+	// Each lists what the other installed, as the other does.
 	lists := [2]string{}
 	for i, s := range sides {
 		other := sides[1-i]
-		cmd := other.run("plugin", "list", "--json")
-		cmd.Env, cmd.Dir = s.env, s.project
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s plugin list in %s's HOME: %v", other.name, s.name, err)
+		listed := [2][]byte{}
+		for j, prog := range []*pluginSide{other, s} {
+			cmd := prog.run("plugin", "list", "--json")
+			cmd.Env, cmd.Dir = s.env, s.project
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s plugin list in %s's HOME: %v", prog.name, s.name, err)
+			}
+			listed[j] = out
 		}
-		lists[i] = listSummary(t, out)
+		lists[i] = listSummary(t, listed[0])
+		if a, b := normalize(t, listed[0], s), normalize(t, listed[1], s); a != b {
+			t.Errorf("plugin list --json in %s's HOME:\n%s: %s\n%s: %s", s.name, other.name, a, s.name, b)
+		}
 	}
 	want := "greet@folder-tools 2.0.0 user true; greet@git-tools 2.0.0 local true; plain@git-tools 0.1.0 project true"
 	for i, s := range sides {
@@ -187,10 +194,15 @@ func normalizedJSON(t *testing.T, path string, s *pluginSide) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return normalize(t, data, s)
+}
+
+func normalize(t *testing.T, data []byte, s *pluginSide) string {
+	t.Helper()
 	text := strings.ReplaceAll(strings.ReplaceAll(string(data), s.home, "$HOME"), s.project, "$PROJECT")
 	var v any
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%v:\n%s", err, data)
 	}
 	var blank func(any)
 	blank = func(v any) {
@@ -224,7 +236,8 @@ func normalizedJSON(t *testing.T, path string, s *pluginSide) string {
 }
 
 // treeOf lists the files under root with their contents, without .git
-// folders and the in-use marks of running sessions.
+// folders and the in-use marks of Claude Code's sessions (a file, or a
+// folder of one file a process, left until a later session sweeps it).
 func treeOf(t *testing.T, root string) string {
 	t.Helper()
 	var lines []string
@@ -232,10 +245,13 @@ func treeOf(t *testing.T, root string) string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
+		if d.Name() == ".git" || d.Name() == ".in_use" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
-		if d.IsDir() || d.Name() == ".in_use" {
+		if d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,14 +182,20 @@ func listCommand(l plugin.Layout) *cobra.Command {
 				return failed(err)
 			}
 			if asJSON {
-				rows := make([]map[string]any, 0, len(all))
+				type row struct { // Claude Code's fields, in its order
+					ID          string `json:"id"`
+					Version     string `json:"version"`
+					Scope       string `json:"scope"`
+					Enabled     bool   `json:"enabled"`
+					InstallPath string `json:"installPath"`
+					InstalledAt string `json:"installedAt,omitempty"`
+					LastUpdated string `json:"lastUpdated,omitempty"`
+					ProjectPath string `json:"projectPath,omitempty"`
+				}
+				rows := make([]row, 0, len(all))
 				for _, p := range all {
-					row := map[string]any{"id": p.ID, "version": p.Version, "scope": p.Scope, "enabled": p.Enabled,
-						"installPath": p.InstallPath, "installedAt": p.InstalledAt, "lastUpdated": p.LastUpdated}
-					if p.ProjectPath != "" {
-						row["projectPath"] = p.ProjectPath
-					}
-					rows = append(rows, row)
+					rows = append(rows, row{p.ID, cmp.Or(p.Version, "unknown"), p.Scope, p.Enabled, p.InstallPath,
+						p.InstalledAt, p.LastUpdated, p.ProjectPath})
 				}
 				return printJSON(cmd, rows)
 			}

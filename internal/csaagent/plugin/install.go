@@ -43,18 +43,18 @@ func splitID(id string) (name, marketplace string, err error) {
 	return name, marketplace, nil
 }
 
-// Installed are the installations in installed_plugins.json, by id then
-// scope.
+// Installed are the installations in installed_plugins.json, by id,
+// each id's in the file's order.
 func (l Layout) Installed() ([]Installation, error) {
 	var reg struct {
-		Plugins map[string]json.RawMessage `json:"plugins"`
+		Plugins object `json:"plugins"`
 	}
 	if err := readJSON(l.installedPlugins(), &reg); err != nil {
 		return nil, err
 	}
 	var out []Installation
-	for id, raw := range reg.Plugins {
-		list, err := installations(raw)
+	for _, id := range reg.Plugins.keys {
+		list, err := installations(reg.Plugins.vals[id])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", l.installedPlugins(), id, err)
 		}
@@ -66,13 +66,7 @@ func (l Layout) Installed() ([]Installation, error) {
 			out = append(out, in)
 		}
 	}
-	rank := map[string]int{"user": 0, "project": 1, "local": 2}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].ID != out[j].ID {
-			return out[i].ID < out[j].ID
-		}
-		return rank[out[i].Scope] < rank[out[j].Scope]
-	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
@@ -302,10 +296,10 @@ func (l Layout) SetEnabled(id, scope string, on bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	found := ""
+	found, rank := "", map[string]int{"user": 1, "project": 2, "local": 3}
 	for _, in := range all {
-		if in.ID == id && l.mine(in) && (scope == "" || in.Scope == scope) {
-			found = in.Scope // sorted most general first: the last is the most specific
+		if in.ID == id && l.mine(in) && (scope == "" || in.Scope == scope) && rank[in.Scope] > rank[found] {
+			found = in.Scope // the most specific
 		}
 	}
 	if found == "" {
@@ -334,20 +328,21 @@ func (l Layout) SetEnabled(id, scope string, on bool) (string, error) {
 // Listed is one installation as `plugin list` shows it.
 type Listed struct {
 	Installation
-	// Enabled is whether the installation's scope (and those above it)
-	// enables it.
+	// Enabled is whether the settings (user, then the project's, then
+	// its local ones, the later winning) enable its id, as Claude Code
+	// says of every installation of the id.
 	Enabled bool
 }
 
-// List is this layout's installations (user-wide and this project's)
-// with whether each is enabled.
+// List is every installation (other projects' too, as Claude Code lists
+// them) with whether its id is enabled here.
 func (l Layout) List() ([]Listed, error) {
 	all, err := l.Installed()
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
-	enabled := map[string]map[string]bool{} // scope → id → on
+	enabled := map[string]bool{}
 	for _, scope := range Scopes {
 		path, err := l.settings(scope)
 		if err != nil {
@@ -359,13 +354,13 @@ func (l Layout) List() ([]Listed, error) {
 		if err := readJSON(path, &f); err != nil {
 			errs = append(errs, err)
 		}
-		enabled[scope] = f.EnabledPlugins
-	}
-	var out []Listed
-	for _, in := range all {
-		if l.mine(in) {
-			out = append(out, Listed{Installation: in, Enabled: enabled[in.Scope][in.ID]})
+		for id, on := range f.EnabledPlugins {
+			enabled[id] = on
 		}
+	}
+	out := make([]Listed, 0, len(all))
+	for _, in := range all {
+		out = append(out, Listed{Installation: in, Enabled: enabled[in.ID]})
 	}
 	return out, errors.Join(errs...)
 }

@@ -145,8 +145,10 @@ func TestDirectoryMarketplaceLifecycle(t *testing.T) {
 	if loaded, _ := Enabled(Sources{Home: home, ProjectRoot: project}); len(loaded) != 0 {
 		t.Fatalf("disabled plugin still loaded: %+v", loaded)
 	}
+	// Listed: both installations, the id disabled here (the project's
+	// settings beat the user's).
 	listed, err := l.List()
-	if err != nil || len(listed) != 2 || !listed[0].Enabled || listed[1].Enabled {
+	if err != nil || len(listed) != 2 || listed[0].Scope != "user" || listed[1].Scope != "project" || listed[0].Enabled || listed[1].Enabled {
 		t.Fatalf("List = %+v, %v", listed, err)
 	}
 
