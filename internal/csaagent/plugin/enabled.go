@@ -100,7 +100,7 @@ func installed(home, projectRoot string) ([]Plugin, error) {
 	for _, id := range ids {
 		raw, ok := installed.Plugins[id]
 		if !ok {
-			errs = append(errs, fmt.Errorf("plugins: %s is enabled but not in %s (install it with Claude Code)", id, registry))
+			errs = append(errs, fmt.Errorf("plugins: %s is enabled but not in %s (install it with `csa-agent plugin install` or Claude Code)", id, registry))
 			continue
 		}
 		var list []install

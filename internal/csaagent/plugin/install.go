@@ -143,7 +143,7 @@ func (l Layout) source(id string) (dir string, e Entry, base string, err error) 
 	if err != nil {
 		return "", Entry{}, "", err
 	}
-	man, err := readManifest(m.InstallLocation)
+	man, err := readCatalog(m.InstallLocation)
 	if err != nil {
 		return "", Entry{}, "", err
 	}

@@ -22,20 +22,24 @@ type Marketplace struct {
 	LastUpdated     string `json:"lastUpdated"`
 }
 
-// Manifest is a marketplace's .claude-plugin/marketplace.json, the parts
+// Catalog is a marketplace's .claude-plugin/marketplace.json, the parts
 // csa-agent reads.
-type Manifest struct {
+type Catalog struct {
 	Name    string  `json:"name"`
 	Plugins []Entry `json:"plugins"`
 }
 
-// Entry is one plugin a marketplace lists.
+// Entry is one plugin a marketplace lists: its name and the components
+// it adds to the plugin's manifest (entry.go), where it is and how
+// strictly its manifest rules.
 type Entry struct {
-	Name string `json:"name"`
+	Manifest
 	// Source is a path relative to the marketplace ("./plugins/x"), or an
 	// object (github, url, git-subdir, npm) csa-agent does not install.
 	Source  json.RawMessage `json:"source"`
 	Version string          `json:"version"`
+	// Strict false: the entry is the plugin's only manifest.
+	Strict *bool `json:"strict"`
 }
 
 var marketplaceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -51,26 +55,26 @@ func manifestPath(loc string) string {
 	return filepath.Join(loc, ".claude-plugin", "marketplace.json")
 }
 
-// readManifest reads and checks the marketplace at loc.
-func readManifest(loc string) (Manifest, error) {
+// readCatalog reads and checks the marketplace at loc.
+func readCatalog(loc string) (Catalog, error) {
 	path := manifestPath(loc)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Manifest{}, inputf("no marketplace manifest: %s does not exist", path)
+		return Catalog{}, inputf("no marketplace manifest: %s does not exist", path)
 	}
 	if err != nil {
-		return Manifest{}, err
+		return Catalog{}, err
 	}
-	var m Manifest
+	var m Catalog
 	if err := json.Unmarshal(data, &m); err != nil {
-		return Manifest{}, inputf("bad marketplace manifest %s: %v", path, err)
+		return Catalog{}, inputf("bad marketplace manifest %s: %v", path, err)
 	}
 	if !marketplaceName.MatchString(m.Name) || strings.Contains(m.Name, "..") {
-		return Manifest{}, inputf("bad marketplace manifest %s: name %q is missing or not a plain name", path, m.Name)
+		return Catalog{}, inputf("bad marketplace manifest %s: name %q is missing or not a plain name", path, m.Name)
 	}
 	for i, e := range m.Plugins {
 		if e.Name == "" || len(e.Source) == 0 {
-			return Manifest{}, inputf("bad marketplace manifest %s: plugins[%d] needs a name and a source", path, i)
+			return Catalog{}, inputf("bad marketplace manifest %s: plugins[%d] needs a name and a source", path, i)
 		}
 	}
 	return m, nil
@@ -118,8 +122,8 @@ func (l Layout) AddMarketplace(ctx context.Context, arg string) (Marketplace, er
 	if src.cloneURL() != "" {
 		m.Name, m.InstallLocation, err = l.fetch(ctx, src, "")
 	} else {
-		var man Manifest
-		man, err = readManifest(src.Path)
+		var man Catalog
+		man, err = readCatalog(src.Path)
 		m.Name = man.Name
 	}
 	if err != nil {
@@ -141,7 +145,7 @@ func (l Layout) fetch(ctx context.Context, src Source, want string) (name, loc s
 	if err := clone(ctx, src.cloneURL(), src.Ref, tmp); err != nil {
 		return "", "", fmt.Errorf("clone marketplace %s: %w", src.cloneURL(), err)
 	}
-	man, err := readManifest(tmp)
+	man, err := readCatalog(tmp)
 	if err != nil {
 		return "", "", err
 	}
@@ -191,7 +195,7 @@ func (l Layout) UpdateMarketplaces(ctx context.Context, names ...string) ([]Mark
 		if m.Source.cloneURL() != "" {
 			_, todo[i].InstallLocation, err = l.fetch(ctx, m.Source, m.Name)
 		} else {
-			_, err = readManifest(m.InstallLocation)
+			_, err = readCatalog(m.InstallLocation)
 		}
 		if err == nil {
 			err = l.record(todo[i])
