@@ -282,3 +282,8 @@ func realPath(p string) string {
 	}
 	return p
 }
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

@@ -31,14 +31,21 @@ func Enabled(src Sources) ([]Plugin, error) {
 	errs := []error{err}
 	kept := out[:0]
 	for _, p := range out {
+		e, market, found, err := marketplaceEntry(src.Home, p.ID)
+		errs = append(errs, err)
+		if dir := inPlace(e, market); found && dir != "" {
+			if !isDir(dir) {
+				errs = append(errs, fmt.Errorf("plugins: %s: its folder %s in marketplace %s is gone", p.ID, dir, market.Name))
+				continue
+			}
+			p.Root = dir
+		}
 		m, has, err := readManifestOf(p.Root)
 		errs = append(errs, err)
 		p.Manifest = m
 		if m.Name != "" {
 			p.Name = m.Name
 		}
-		e, found, err := marketplaceEntry(src.Home, p.ID)
-		errs = append(errs, err)
 		if found {
 			if p, err = p.withEntry(e, has); err != nil {
 				errs = append(errs, err)

@@ -3,6 +3,7 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -36,14 +37,14 @@ func (e Entry) atRoot() bool {
 // marketplaceEntry finds id's entry ("name@marketplace") through
 // known_marketplaces.json; a plugin whose marketplace or entry is gone
 // has none.
-func marketplaceEntry(home, id string) (Entry, bool, error) {
+func marketplaceEntry(home, id string) (Entry, Marketplace, bool, error) {
 	name, market, ok := strings.Cut(id, "@")
 	if !ok || home == "" {
-		return Entry{}, false, nil
+		return Entry{}, Marketplace{}, false, nil
 	}
 	known, err := Layout{Home: home}.Marketplaces()
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("plugins: %w", err)
+		return Entry{}, Marketplace{}, false, fmt.Errorf("plugins: %w", err)
 	}
 	for _, m := range known {
 		if m.Name != market || m.InstallLocation == "" {
@@ -51,15 +52,31 @@ func marketplaceEntry(home, id string) (Entry, bool, error) {
 		}
 		cat, err := readCatalog(m.InstallLocation)
 		if err != nil {
-			return Entry{}, false, fmt.Errorf("plugins: %w", err)
+			return Entry{}, Marketplace{}, false, fmt.Errorf("plugins: %w", err)
 		}
 		for _, e := range cat.Plugins {
 			if e.Name == name {
-				return e, true, nil
+				return e, m, true, nil
 			}
 		}
 	}
-	return Entry{}, false, nil
+	return Entry{}, Marketplace{}, false, nil
+}
+
+// inPlace is the folder a plugin of a local marketplace (a directory or
+// a marketplace.json file) is loaded from: Claude Code reads such a
+// plugin where the marketplace has it, not from its copy in the cache,
+// so an edit there shows at once. "" for others.
+func inPlace(e Entry, m Marketplace) string {
+	var rel string
+	if (m.Source.Source != "directory" && m.Source.Source != "file") || json.Unmarshal(e.Source, &rel) != nil {
+		return ""
+	}
+	dir := m.InstallLocation
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	return filepath.Join(dir, rel)
 }
 
 // withEntry applies a plugin's marketplace entry as Claude Code applies

@@ -108,3 +108,21 @@ func TestEntryIsTheManifest(t *testing.T) {
 		t.Errorf("servers %v %v", servers, err)
 	}
 }
+
+// A directory marketplace's plugin is read where the marketplace has it,
+// not from its copy in the cache, as Claude Code reads it; one whose
+// folder is gone is not loaded.
+func TestLocalMarketplacePluginsReadInPlace(t *testing.T) {
+	market := t.TempDir()
+	write(t, filepath.Join(market, "plugins/kit/commands/a.md"), "a")
+	home := installedFrom(t, market, `{"name": "mk", "plugins": [{"name": "kit", "source": "./plugins/kit"}]}`, "kit=cache-copy")
+	ps, err := Enabled(Sources{Home: home})
+	if err != nil || len(ps) != 1 || ps[0].Root != filepath.Join(market, "plugins/kit") {
+		t.Fatalf("Enabled: %+v %v", ps, err)
+	}
+	write(t, filepath.Join(market, ".claude-plugin/marketplace.json"), `{"name": "mk", "plugins": [{"name": "kit", "source": "./plugins/gone"}]}`)
+	ps, err = Enabled(Sources{Home: home})
+	if len(ps) != 0 || err == nil || !strings.Contains(err.Error(), "plugins/gone") {
+		t.Errorf("a gone folder: %+v %v", ps, err)
+	}
+}

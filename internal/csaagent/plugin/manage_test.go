@@ -129,9 +129,11 @@ func TestDirectoryMarketplaceLifecycle(t *testing.T) {
 		t.Fatalf("installed_plugins.json: %v", reg)
 	}
 
-	// What was installed is what csa-agent loads.
+	// What was installed is what csa-agent loads, from the marketplace's
+	// folder (a directory marketplace's plugins are read in place, as
+	// Claude Code reads them).
 	loaded, err := Enabled(Sources{Home: home, ProjectRoot: project})
-	if err != nil || len(loaded) != 1 || loaded[0].ID != "fmt@tools" || loaded[0].Root != wantPath {
+	if err != nil || len(loaded) != 1 || loaded[0].ID != "fmt@tools" || loaded[0].Root != filepath.Join(mkt, "plugins/fmt") {
 		t.Fatalf("Enabled = %+v, %v", loaded, err)
 	}
 
