@@ -58,6 +58,8 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return appServer(ctx, args[1:], sio)
 		case "mcp-serve":
 			return mcpServe(ctx, args[1:], sio)
+		case "plugin", "plugins":
+			return pluginCommand(ctx, args[1:], sio)
 		}
 	}
 	o, err := parseFlags(args, sio.Stderr)

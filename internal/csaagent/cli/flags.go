@@ -54,7 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := pflag.NewFlagSet("csa-agent", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: csa-agent [flags] [PROMPT]\n       csa-agent --acp | app-server | mcp-serve   (serve editors and programs on stdio)\n\ncsa's own coding agent. With -p it answers PROMPT (or stdin) and exits;\nwithout, it opens a line-mode session (/help lists its commands).\nA prompt \"/name args\" runs a skill or custom command (.claude/skills, .claude/commands).\n\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "usage: csa-agent [flags] [PROMPT]\n       csa-agent --acp | app-server | mcp-serve   (serve editors and programs on stdio)\n       csa-agent plugin ...   (Claude Code's plugin commands: marketplace, install, list, enable, disable, uninstall)\n\ncsa's own coding agent. With -p it answers PROMPT (or stdin) and exits;\nwithout, it opens a line-mode session (/help lists its commands).\nA prompt \"/name args\" runs a skill or custom command (.claude/skills, .claude/commands).\n\n%s", fs.FlagUsages())
 	}
 	fs.BoolVarP(&o.print, "print", "p", false, "answer the prompt and exit (headless)")
 	fs.StringVar(&o.outputFormat, "output-format", "text", "text, json or stream-json (Claude Code's line format)")

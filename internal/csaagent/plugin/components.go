@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,14 @@ type CommandMeta struct {
 // Commands are the folders and .md files its commands are read from, and
 // the manifest's metadata of files by their full path.
 func (p Plugin) Commands() (paths []string, meta map[string]CommandMeta, err error) {
+	paths, meta, err = p.manifestCommands()
+	more, _, e := p.added("commands", p.Entry.Commands)
+	return append(paths, more...), meta, errors.Join(err, e)
+}
+
+// manifestCommands are the commands' paths the manifest gives, else
+// commands/.
+func (p Plugin) manifestCommands() (paths []string, meta map[string]CommandMeta, err error) {
 	if !given(p.Manifest.Commands) {
 		return p.defaultDir("commands"), nil, nil
 	}
@@ -68,18 +77,44 @@ func isMetaForm(m map[string]CommandMeta) bool {
 }
 
 // Agents are the folders and .md files its agents are read from.
-func (p Plugin) Agents() ([]string, error) { return p.replacing("agents", "agents", p.Manifest.Agents) }
+func (p Plugin) Agents() ([]string, error) {
+	return p.replacing("agents", "agents", p.Manifest.Agents, p.Entry.Agents)
+}
 
 // OutputStyles are the folders and .md files its output styles are read
 // from.
 func (p Plugin) OutputStyles() ([]string, error) {
-	return p.replacing("outputStyles", "output-styles", p.Manifest.OutputStyles)
+	return p.replacing("outputStyles", "output-styles", p.Manifest.OutputStyles, p.Entry.OutputStyles)
 }
 
 // Skills are its skills folders: skills/ and the manifest's (each a
 // folder of skill folders, or a skill's own folder with its SKILL.md);
 // without either, the root when it holds a SKILL.md.
+//
+// The marketplace entry's skills are added; when the plugin is the
+// marketplace's own folder, they are all its skills (skills/ is read only
+// when listed), as in Claude Code.
 func (p Plugin) Skills() ([]string, error) {
+	out, err := p.manifestSkills()
+	more, _, addErr := p.added("skills", p.Entry.Skills)
+	if p.listedSkillsOnly {
+		out = nil
+		for _, full := range more {
+			if full == filepath.Clean(p.Root) || full == p.Dir("skills") {
+				out = p.defaultDir("skills")
+			}
+		}
+	}
+	for _, full := range more {
+		if full != p.Dir("skills") && full != filepath.Clean(p.Root) && !slices.Contains(out, full) {
+			out = append(out, full)
+		}
+	}
+	return out, errors.Join(err, addErr)
+}
+
+// manifestSkills are skills/ and the manifest's skills folders.
+func (p Plugin) manifestSkills() ([]string, error) {
 	out := p.defaultDir("skills")
 	if !given(p.Manifest.Skills) {
 		if len(out) == 0 && isFile(filepath.Join(p.Root, "SKILL.md")) {
@@ -98,13 +133,23 @@ func (p Plugin) Skills() ([]string, error) {
 }
 
 // replacing is a component whose manifest field replaces its folder.
-func (p Plugin) replacing(field, dir string, raw json.RawMessage) ([]string, error) {
+// The marketplace entry's (added) come after.
+func (p Plugin) replacing(field, dir string, raw, added json.RawMessage) ([]string, error) {
+	more, _, addErr := p.added(field, added)
 	if !given(raw) {
-		return p.defaultDir(dir), nil
+		return append(p.defaultDir(dir), more...), addErr
 	}
 	rel, _, err := entries(raw)
 	paths, errs := p.existing(field, rel)
-	return paths, errors.Join(append(errs, err)...)
+	return append(paths, more...), errors.Join(append(errs, err, addErr)...)
+}
+
+// added resolves the paths and objects a marketplace entry's field
+// adds.
+func (p Plugin) added(field string, raw json.RawMessage) ([]string, []json.RawMessage, error) {
+	rel, objects, err := entries(raw)
+	paths, errs := p.existing("marketplace entry "+field, rel)
+	return paths, objects, errors.Join(append(errs, err)...)
 }
 
 // defaultDir is the component's folder when it exists.
@@ -160,6 +205,14 @@ func (p Plugin) Hooks() ([]Doc, error) {
 	}
 	for _, o := range objects {
 		out = append(out, Doc{Where: p.Name + "'s manifest", JSON: o})
+	}
+	paths, objects, err = p.added("hooks", p.Entry.Hooks)
+	errs = append(errs, err)
+	for _, path := range paths {
+		file(path)
+	}
+	for _, o := range objects {
+		out = append(out, Doc{Where: p.Name + "'s marketplace entry", JSON: o})
 	}
 	return out, errors.Join(errs...)
 }
@@ -228,4 +281,9 @@ func realPath(p string) string {
 		return r
 	}
 	return p
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

@@ -29,14 +29,32 @@ type install struct {
 func Enabled(src Sources) ([]Plugin, error) {
 	out, err := installed(src.Home, src.ProjectRoot)
 	errs := []error{err}
-	for i := range out {
-		m, err := readManifest(out[i].Root)
+	kept := out[:0]
+	for _, p := range out {
+		e, market, found, err := marketplaceEntry(src.Home, p.ID)
 		errs = append(errs, err)
-		out[i].Manifest = m
-		if m.Name != "" {
-			out[i].Name = m.Name
+		if dir := inPlace(e, market); found && dir != "" {
+			if !isDir(dir) {
+				errs = append(errs, fmt.Errorf("plugins: %s: its folder %s in marketplace %s is gone", p.ID, dir, market.Name))
+				continue
+			}
+			p.Root = dir
 		}
+		m, has, err := readManifestOf(p.Root)
+		errs = append(errs, err)
+		p.Manifest = m
+		if m.Name != "" {
+			p.Name = m.Name
+		}
+		if found {
+			if p, err = p.withEntry(e, has); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		kept = append(kept, p)
 	}
+	out = kept
 	for _, dir := range src.Dirs {
 		p, err := fromDir(dir)
 		errs = append(errs, err)
@@ -89,7 +107,7 @@ func installed(home, projectRoot string) ([]Plugin, error) {
 	for _, id := range ids {
 		raw, ok := installed.Plugins[id]
 		if !ok {
-			errs = append(errs, fmt.Errorf("plugins: %s is enabled but not in %s (install it with Claude Code)", id, registry))
+			errs = append(errs, fmt.Errorf("plugins: %s is enabled but not in %s (install it with `csa-agent plugin install` or Claude Code)", id, registry))
 			continue
 		}
 		var list []install

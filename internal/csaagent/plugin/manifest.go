@@ -27,9 +27,16 @@ type Manifest struct {
 
 // readManifest reads root's manifest; a plugin without one has none.
 func readManifest(root string) (Manifest, error) {
-	var m Manifest
-	err := readJSON(filepath.Join(root, ManifestPath), &m)
+	m, _, err := readManifestOf(root)
 	return m, err
+}
+
+// readManifestOf is readManifest telling whether there is one.
+func readManifestOf(root string) (Manifest, bool, error) {
+	var m Manifest
+	path := filepath.Join(root, ManifestPath)
+	err := readJSON(path, &m)
+	return m, isFile(path), err
 }
 
 // given tells whether a manifest field is set (Claude Code's test is

@@ -24,6 +24,12 @@ type Plugin struct {
 	Root string
 	// Manifest is its .claude-plugin/plugin.json (zero without one).
 	Manifest Manifest
+	// Entry holds the components its marketplace entry adds to the
+	// manifest's.
+	Entry Manifest
+	// listedSkillsOnly: the entry lists its skills and the plugin is the
+	// marketplace's own folder, so skills/ is not read whole.
+	listedSkillsOnly bool
 	// Data is its persistent folder, ${CLAUDE_PLUGIN_DATA}:
 	// ~/.claude/plugins/data/ID with every character outside
 	// [A-Za-z0-9_-] a "-", as Claude Code names it ("" without a home).

@@ -171,7 +171,7 @@ func hasDef(defs []Definition, name string) bool {
 func (h *Hooks) SubagentTypes() []tool.SubagentType {
 	out := make([]tool.SubagentType, len(h.defs))
 	for i, d := range h.defs {
-		out[i] = tool.SubagentType{Name: d.Name, Description: d.Description}
+		out[i] = tool.SubagentType{Name: d.Name, Description: d.Description, Tools: d.Tools}
 	}
 	return out
 }

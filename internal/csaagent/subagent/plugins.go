@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/csaagent/frontmatter"
 	"github.com/csa-dev/csa/internal/csaagent/plugin"
 )
 
@@ -51,11 +52,13 @@ func pluginDefinition(p plugin.Plugin, base, path, projectDir string) (Definitio
 		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, err)
 	}
 	d, err := parseFile(path, data)
-	if errors.Is(err, errNoName) { // no front matter: all prompt
-		d, err = Definition{Path: path, Prompt: strings.TrimSpace(string(data))}, nil
-	}
 	if err != nil {
-		return Definition{}, err
+		// No front matter, or one that is not YAML (a description
+		// running over lines holding "Context: ..."): Claude Code keeps
+		// such a plugin agent, named by its file and described by its
+		// plugin, its prompt what follows the front matter.
+		_, body, _ := frontmatter.Split(data)
+		d = Definition{Path: path, Prompt: strings.TrimSpace(body)}
 	}
 	parts := []string{p.Name}
 	if rel, err := filepath.Rel(base, filepath.Dir(path)); err == nil && rel != "." {

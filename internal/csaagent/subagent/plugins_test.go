@@ -18,6 +18,7 @@ func TestPluginAgents(t *testing.T) {
 	write(t, filepath.Join(root, "agents/reviewer.md"), def("reviewer", "Reviews.")+"Scripts in ${CLAUDE_PLUGIN_ROOT}/bin, project ${CLAUDE_PROJECT_DIR}.\n")
 	write(t, filepath.Join(root, "agents/team/tester.md"), "---\nwhen_to_use: Tests.\n---\nYou test.\n")
 	write(t, filepath.Join(root, "agents/bare.md"), "You have no front matter.\n")
+	write(t, filepath.Join(root, "agents/loose.md"), "---\nname: loose\ndescription: Use it when asked. Examples:\n\n<example>\nuser: \"do it\"\n</example>\n---\nYou are loose.\n")
 	write(t, filepath.Join(home, ".claude/agents/mine.md"), def("kit:reviewer", "The user's reviewer."))
 	plugins, err := plugin.Enabled(plugin.Sources{Home: home, Dirs: []string{root}})
 	if err != nil {
@@ -33,7 +34,7 @@ func TestPluginAgents(t *testing.T) {
 		got[d.Name] = d
 		order = append(order, d.Name)
 	}
-	if want := "general-purpose kit:bare kit:reviewer kit:team:tester"; strings.Join(order, " ") != want {
+	if want := "general-purpose kit:bare kit:loose kit:reviewer kit:team:tester"; strings.Join(order, " ") != want {
 		t.Errorf("names %q, want %q", strings.Join(order, " "), want)
 	}
 	if d := got["kit:reviewer"]; d.Description != "The user's reviewer." {
@@ -44,6 +45,10 @@ func TestPluginAgents(t *testing.T) {
 	}
 	if d := got["kit:bare"]; d.Description != "Agent from kit plugin" || d.Prompt != "You have no front matter." {
 		t.Errorf("bare: %+v", d)
+	}
+	// A front matter that is not YAML is ignored, as Claude Code ignores it.
+	if d := got["kit:loose"]; d.Description != "Agent from kit plugin" || d.Prompt != "You are loose." {
+		t.Errorf("loose: %+v", d)
 	}
 
 	// Without the user's, the plugin's own, its root substituted; a

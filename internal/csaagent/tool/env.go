@@ -56,6 +56,8 @@ type SubagentRequest struct {
 type SubagentType struct {
 	Name        string
 	Description string
+	// Tools are those its definition lists; nil: all.
+	Tools []string
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

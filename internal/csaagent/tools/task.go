@@ -39,7 +39,12 @@ Available agent types and the tools they have access to:
 		b.WriteString("- general-purpose: General-purpose agent for researching complex questions, searching for code, and executing multi-step tasks. (Tools: *)\n")
 	}
 	for _, t := range types {
-		b.WriteString("- " + t.Name + ": " + t.Description + "\n")
+		// Each with its tools, as Claude Code lists them.
+		tools := "All tools"
+		if t.Tools != nil {
+			tools = strings.Join(t.Tools, ", ")
+		}
+		b.WriteString("- " + t.Name + ": " + t.Description + " (Tools: " + tools + ")\n")
 	}
 	b.WriteString(`
 When using the Task tool, you must specify a subagent_type parameter to select which agent type to use.
