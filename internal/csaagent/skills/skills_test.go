@@ -326,3 +326,21 @@ func TestLinkedSkillFolder(t *testing.T) {
 		t.Fatalf("All = %s (%v)", got, err)
 	}
 }
+
+func TestProjectDirsFromCwdUpToTheRoot(t *testing.T) {
+	for _, c := range []struct {
+		cwd, root, home string
+		want            string
+	}{
+		{"/r/a/b", "/r", "/h", "/r/a/b /r/a /r"},
+		{"/r", "/r", "/h", "/r"},
+		{"/elsewhere", "/r", "/h", "/r"},
+		{"/h/r/a", "/h/r", "/h", "/h/r/a /h/r"},
+		{"/h/a", "/", "/h", "/h/a"}, // never home or above it
+		{"", "/r", "/h", "/r"},
+	} {
+		if got := strings.Join(projectDirs(c.cwd, c.root, c.home), " "); got != c.want {
+			t.Errorf("projectDirs(%q, %q, %q) = %q, want %q", c.cwd, c.root, c.home, got, c.want)
+		}
+	}
+}
