@@ -114,7 +114,7 @@ func TestAppServerSkillsOf(t *testing.T) {
 	for path, body := range map[string]string{
 		".git/HEAD":                     "ref: refs/heads/main\n",
 		".claude/skills/greet/SKILL.md": "---\nname: greet\ndescription: say hello\n---\nSay hello to $ARGUMENTS.\n",
-		".claude/skills/bad/SKILL.md":   "---\nname: [unclosed\n",
+		".claude/skills/bad/SKILL.md":   "---\nallowed-tools: Bash(\n---\n",
 	} {
 		p := filepath.Join(proj, path)
 		os.MkdirAll(filepath.Dir(p), 0o755)

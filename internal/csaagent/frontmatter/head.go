@@ -5,18 +5,16 @@ import (
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"strings"
-)
-
-// Errors of Split, ReadHead and ReadBody alike.
-var (
-	errUnclosed    = errors.New("front matter not closed: no line \"---\" after it")
-	errClosingLine = errors.New("front matter not closed: the closing \"---\" must be a line of its own")
 )
 
 // headBlock is what ReadHead reads at a time: most front matter and the
 // line after it fit in one or two blocks, and a body is not read on.
 const headBlock = 1 << 10
+
+// opening is the line that starts front matter.
+var opening = regexp.MustCompile(`^---` + jsSpace + `*\n$`)
 
 // ReadHead reads the start of the file at path and no more than that: its
 // front matter (as Split returns it, ErrNone for a file without) and the
@@ -29,41 +27,47 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		return "", "", err
 	}
 	defer f.Close()
-	r := lineReader{r: bufio.NewReaderSize(f, headBlock)}
-	line := strings.TrimPrefix(r.next(), "\ufeff")
-	if line != "---\n" {
-		for strings.TrimSpace(line) == "" && !r.eof {
-			line = r.next()
+	r := bufio.NewReaderSize(f, headBlock)
+	var read strings.Builder
+	none := false // the first line opens no front matter
+	for lines := 0; ; lines++ {
+		line, err := r.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return "", "", err
 		}
-		if r.err != nil {
-			return "", "", r.err
-		}
-		return "", strings.TrimSpace(line), ErrNone
-	}
-	var b strings.Builder
-	for {
-		line = r.next()
-		if rest, ok := strings.CutPrefix(line, "---"); ok {
-			if strings.TrimSpace(rest) != "" {
-				return "", "", errClosingLine
+		read.WriteString(line)
+		text, eof := read.String(), err == io.EOF
+		none = none || lines == 0 && !opening.MatchString(text)
+		if eof || none {
+			// All is read, or there is no front matter: Split decides.
+			fm, body, err := Split([]byte(text))
+			if first, done := firstTextLine(body); done || eof {
+				return fm, first, err
 			}
-			break
+			continue
 		}
-		if r.err != nil {
-			return "", "", r.err
+		// The front matter ends at the first "---" and the body at once
+		// or after white space: what is read decides once the body's
+		// first line of text is read whole.
+		if m := pattern.FindStringSubmatchIndex(text); m != nil {
+			if first, done := firstTextLine(text[m[1]:]); done {
+				return text[m[2]:m[3]], first, nil
+			}
 		}
-		if r.eof {
-			return "", "", errUnclosed
+	}
+}
+
+// firstTextLine is the first line of s that is not blank, trimmed, and
+// whether it is whole (ends with "\n").
+func firstTextLine(s string) (string, bool) {
+	for s != "" {
+		line, rest, whole := strings.Cut(s, "\n")
+		if line = strings.TrimSpace(line); line != "" {
+			return line, whole
 		}
-		b.WriteString(line)
+		s = rest
 	}
-	for line = ""; strings.TrimSpace(line) == "" && !r.eof; {
-		line = r.next()
-	}
-	if r.err != nil {
-		return "", "", r.err
-	}
-	return b.String(), strings.TrimSpace(line), nil
+	return "", false
 }
 
 // ReadBody reads the body of the file at path: what Split gives after the
@@ -78,26 +82,4 @@ func ReadBody(path string) (string, error) {
 		return "", err
 	}
 	return body, nil
-}
-
-// lineReader reads lines with "\r\n" read as "\n", as Split reads them.
-type lineReader struct {
-	r   *bufio.Reader
-	eof bool
-	err error
-}
-
-// next is the next line with its "\n" (none at the end of the file).
-func (l *lineReader) next() string {
-	s, err := l.r.ReadString('\n')
-	if err != nil {
-		l.eof = true
-		if err != io.EOF {
-			l.err = err
-		}
-	}
-	if t, ok := strings.CutSuffix(s, "\r\n"); ok {
-		s = t + "\n"
-	}
-	return s
 }

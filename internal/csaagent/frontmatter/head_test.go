@@ -29,6 +29,11 @@ func TestReadHeadAgreesWithSplit(t *testing.T) {
 		"--- \nname: x\n---\n",
 		"---\nname: x\n----\nbody",
 		"---\nname: x\n---\n\n\n",
+		"---\nname: x\ndescription: a --- b\n---\nbody\n",
+		"---  \n\nname: x\n---  \n\n\n  # Title\nbody\n",
+		"---\r\nname: x\r\n---\r\n\r\nbody\r\n",
+		"\ufeff---\nname: x\n---\nbody\n",
+		"--- x\nname: y\n---\nbody\n",
 	} {
 		path := filepath.Join(dir, "f.md")
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {

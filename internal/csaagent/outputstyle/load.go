@@ -175,7 +175,9 @@ func loadDir(dir, source, prefix string) ([]Style, error) {
 
 // loadFile reads one style: its name is the front matter's name, else the
 // file's without .md; its description the front matter's, else the body's
-// first line. A file too large or not regular is skipped silently.
+// first line. A file too large or not regular is skipped silently; one
+// whose front matter is not YAML is kept without it, as Claude Code keeps
+// it, and named in the error.
 func loadFile(path, source, prefix string) (Style, bool, error) {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileBytes {
@@ -189,9 +191,9 @@ func loadFile(path, source, prefix string) (Style, bool, error) {
 	if err != nil && !errors.Is(err, frontmatter.ErrNone) {
 		return Style{}, false, fmt.Errorf("output style %s: %w", path, err)
 	}
-	keys, err := frontmatter.Parse(fm)
-	if err != nil {
-		return Style{}, false, fmt.Errorf("output style %s: %w", path, err)
+	keys, fmErr := frontmatter.Parse(fm)
+	if fmErr != nil {
+		keys, fmErr = nil, fmt.Errorf("output style %s: front matter ignored: %w", path, fmErr)
 	}
 	scalar := func(k string) string {
 		s, _ := keys[k].Scalar(k)
@@ -217,7 +219,7 @@ func loadFile(path, source, prefix string) (Style, bool, error) {
 		}
 		s.Description = firstLine(body, def)
 	}
-	return s, true, nil
+	return s, true, fmErr
 }
 
 // firstLine is the body's first non-empty line, a heading's text without

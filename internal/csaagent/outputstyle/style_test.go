@@ -3,6 +3,7 @@ package outputstyle
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/csa-dev/csa/internal/csaagent/plugin"
@@ -38,15 +39,19 @@ func TestLoadPrecedence(t *testing.T) {
 	write(t, filepath.Join(dir, ".claude/output-styles/above.md"), "above the root: not read")
 	write(t, filepath.Join(managed, "policy.md"), "---\ndescription: the rules\n---\nfrom the organisation")
 	write(t, filepath.Join(root, ".claude/output-styles/policy.md"), "loses to the organisation")
+	write(t, filepath.Join(home, ".claude/output-styles/notyaml.md"), "---\ndescription: runs over lines\nContext: not YAML\n<example>\n---\nkept without its front matter")
 	plug := filepath.Join(dir, "plug")
 	write(t, filepath.Join(plug, "output-styles/voice.md"), "---\nkeep-coding-instructions: true\n---\n# Plugin voice\nbody")
 
 	styles, err := Load(Sources{Managed: managed, Home: home, Cwd: cwd, ProjectRoot: root,
 		Plugins: []plugin.Plugin{{ID: "p@m", Name: "p", Root: plug}}})
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !strings.Contains(err.Error(), "notyaml.md: front matter ignored") {
+		t.Fatalf("error %v does not name the file whose front matter is not YAML", err)
 	}
 	got := byName(styles)
+	if got["notyaml"].Prompt != "kept without its front matter" {
+		t.Errorf("notyaml: %+v", got["notyaml"])
+	}
 	for name, want := range map[string]string{"Explanatory": "user's own Explanatory", "shared": "from a",
 		"policy": "from the organisation", "p:voice": "# Plugin voice\nbody"} {
 		if got[name].Prompt != want {

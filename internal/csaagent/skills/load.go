@@ -219,8 +219,8 @@ func loadSkills(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 			continue // a folder without SKILL.md is no skill
 		}
 		sk, err := parse(path, fm, first, KindSkill, e.Name(), err)
-		if err != nil {
-			errs = append(errs, err)
+		errs = append(errs, err)
+		if !kept(err) {
 			continue
 		}
 		out = append(out, place(sk, path, source, prefix, pluginRoot))
@@ -247,8 +247,8 @@ func loadCommands(dir, source, prefix, pluginRoot string) ([]Skill, error) {
 		rel, _ := filepath.Rel(dir, strings.TrimSuffix(path, ".md"))
 		fm, first, err := frontmatter.ReadHead(path)
 		sk, err := parse(path, fm, first, KindCommand, strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), err)
-		if err != nil {
-			errs = append(errs, err)
+		errs = append(errs, err)
+		if !kept(err) {
 			return nil
 		}
 		out = append(out, place(sk, path, source, prefix, pluginRoot))
@@ -287,12 +287,15 @@ func parse(path, fm, firstLine string, kind Kind, name string, readErr error) (S
 	if readErr != nil && !errors.Is(readErr, frontmatter.ErrNone) {
 		return bad("%v", readErr)
 	}
-	fields, err := frontmatter.Parse(fm)
-	if err != nil {
-		return bad("%v", err)
+	// Front matter that is not YAML is ignored, as Claude Code ignores it:
+	// the skill is read as one without, the error only reported.
+	fields, ignored := frontmatter.Parse(fm)
+	if ignored != nil {
+		ignored = fmt.Errorf("%s %s: %w: %w", kind, path, errIgnored, ignored)
 	}
 	sk := Skill{Name: name, Kind: kind, Path: path, onDisk: true}
 	disable := false
+	var err error
 	for k, v := range fields {
 		switch k {
 		case "name": // a display name: Claude Code names a skill by its folder
@@ -313,9 +316,9 @@ func parse(path, fm, firstLine string, kind Kind, name string, readErr error) (S
 		case "model":
 			sk.Model, err = v.Scalar(k)
 		case "user-invocable":
-			sk.UserInvocable, err = v.Bool(k, true)
+			sk.UserInvocable = v.Bool(true)
 		case "disable-model-invocation":
-			disable, err = v.Bool(k, false)
+			disable = v.Bool(false)
 		case "allowed-tools":
 			sk.AllowedTools, err = allowedTools(v)
 		}
@@ -334,8 +337,15 @@ func parse(path, fm, firstLine string, kind Kind, name string, readErr error) (S
 	if !validName.MatchString(sk.Name) {
 		return bad("name %q must be one word (letters, digits, -, _ and .)", sk.Name)
 	}
-	return sk, nil
+	return sk, ignored
 }
+
+// errIgnored is parse's error for a skill or command kept without its
+// front matter.
+var errIgnored = errors.New("front matter ignored")
+
+// kept reports whether parse's skill is to be used despite its error.
+func kept(err error) bool { return err == nil || errors.Is(err, errIgnored) }
 
 // argNames reads `arguments`: a list or one string of names separated by
 // spaces; numbers are no names ($0 is the first word already).

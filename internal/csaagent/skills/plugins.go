@@ -38,11 +38,12 @@ func pluginCommands(p plugin.Plugin) ([]Skill, error) {
 		}
 		fm, first, err := frontmatter.ReadHead(path)
 		sk, err := parse(path, fm, first, KindCommand, name, err)
-		if err == nil && named {
+		if kept(err) && named {
+			errs = append(errs, err)
 			err = override(&sk, m)
 		}
-		if err != nil {
-			errs = append(errs, err)
+		errs = append(errs, err)
+		if !kept(err) {
 			continue
 		}
 		out = append(out, place(sk, path, source, prefix, p.Root))
@@ -88,8 +89,8 @@ func pluginSkills(p plugin.Plugin) ([]Skill, error) {
 			continue
 		}
 		sk, err := parse(path, fm, first, KindSkill, filepath.Base(dir), err)
-		if err != nil {
-			errs = append(errs, err)
+		errs = append(errs, err)
+		if !kept(err) {
 			continue
 		}
 		if sk.DisplayName != "" {

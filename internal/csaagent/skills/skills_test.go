@@ -38,18 +38,26 @@ func TestLoad(t *testing.T) {
 	write(t, filepath.Join(home, ".claude/commands/hello.md"), "# Say hello\nHello $ARGUMENTS")
 	write(t, filepath.Join(proj, ".claude/skills/shared/SKILL.md"), "---\nname: shared\ndescription: the project's\nuser-invocable: false\n---\nproject body")
 	write(t, filepath.Join(proj, ".claude/skills/quiet/SKILL.md"), "---\ndescription: user only\ndisable-model-invocation: true\nargument-hint: [issue] [priority]\nhooks:\n  Stop:\n    - matcher: x\n---\nq")
-	write(t, filepath.Join(proj, ".claude/skills/broken/SKILL.md"), "---\ndescription: never closed\n")
+	write(t, filepath.Join(proj, ".claude/skills/broken/SKILL.md"), "---\ndescription: over lines\nContext: not YAML\n<example>\n---\n# Broken, described by its body\n")
 	write(t, filepath.Join(proj, ".claude/skills/badbool/SKILL.md"), "---\nuser-invocable: yes\n---\n")
 	write(t, filepath.Join(proj, ".claude/skills/notaskill/README.md"), "no SKILL.md here")
 	write(t, filepath.Join(proj, ".claude/commands/frontend/component.md"), "---\ndescription: make a component\nallowed-tools:\n  - Write\n---\nMake $1 in $2")
 	write(t, filepath.Join(proj, ".claude/commands/badrule.md"), "---\nallowed-tools: Bash(\n---\nx")
 
 	set, err := Load(Sources{Home: home, ProjectRoot: proj})
-	// Of two skills named shared, the user's wins, as in Claude Code.
-	if got := names(set.All()); got != "frontend:component(project) hello(user) mine(user) quiet(project) shared(user)" {
+	// As in Claude Code: front matter that is not YAML is ignored, the
+	// skill kept (the error reported), and a flag not true is false. Of
+	// two skills named shared, the user's wins.
+	if got := names(set.All()); got != "badbool(project) broken(project) frontend:component(project) hello(user) mine(user) quiet(project) shared(user)" {
 		t.Fatalf("All = %s (%v)", got, err)
 	}
-	for _, want := range []string{"broken/SKILL.md: front matter not closed", "badbool/SKILL.md: user-invocable must be true or false",
+	if broken, _ := set.Lookup("broken"); broken.Description != "Broken, described by its body" {
+		t.Errorf("broken = %+v", broken)
+	}
+	if badbool, _ := set.Lookup("badbool"); badbool.UserInvocable {
+		t.Errorf("user-invocable: yes is not true: %+v", badbool)
+	}
+	for _, want := range []string{"broken/SKILL.md: front matter ignored: front matter is not YAML",
 		"command " + filepath.Join(proj, ".claude/commands/badrule.md") + ": allowed-tools"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
@@ -77,7 +85,7 @@ func TestLoad(t *testing.T) {
 	if !comp.ModelInvocable || fmt.Sprint(comp.AllowedTools) != "[Write]" {
 		t.Errorf("frontend:component = %+v", comp)
 	}
-	if got := names(set.ModelInvocable()); got != "frontend:component(project) hello(user) mine(user) shared(user)" {
+	if got := names(set.ModelInvocable()); got != "badbool(project) broken(project) frontend:component(project) hello(user) mine(user) shared(user)" {
 		t.Errorf("ModelInvocable = %s", got)
 	}
 }

@@ -221,7 +221,7 @@ var errNoName = errors.New("no name in the front matter")
 // front matter is read by package frontmatter; unknown keys (color...) are
 // ignored.
 func Parse(path string, data []byte) (Definition, error) {
-	d, err := parseFile(path, data)
+	d, err := parseFile(path, data, false)
 	if err != nil {
 		return Definition{}, err
 	}
@@ -230,9 +230,9 @@ func Parse(path string, data []byte) (Definition, error) {
 
 // parseFile reads a definition's fields and prompt without checking
 // them.
-func parseFile(path string, data []byte) (Definition, error) {
+func parseFile(path string, data []byte, plugin bool) (Definition, error) {
 	fm, body, err := frontmatter.Split(data)
-	d, err := fromFront(path, fm, err)
+	d, err := fromFront(path, fm, err, plugin)
 	if err != nil {
 		return Definition{}, err
 	}
@@ -241,8 +241,11 @@ func parseFile(path string, data []byte) (Definition, error) {
 }
 
 // fromFront is the definition a file's front matter gives (splitErr is
-// Split's or ReadHead's error), without its prompt, unchecked.
-func fromFront(path, fm string, splitErr error) (Definition, error) {
+// Split's or ReadHead's error), without its prompt, unchecked. As in
+// Claude Code, a user's or project's agent takes its name and description
+// only as strings, the description's "\n" read as new lines; a plugin's
+// takes numbers too, and trims its description.
+func fromFront(path, fm string, splitErr error, plugin bool) (Definition, error) {
 	bad := func(format string, args ...any) (Definition, error) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %s", path, fmt.Sprintf(format, args...))
 	}
@@ -261,9 +264,18 @@ func fromFront(path, fm string, splitErr error) (Definition, error) {
 	for k, v := range fields {
 		switch k {
 		case "name":
-			d.Name, err = v.Scalar(k)
+			if plugin || v.IsText() {
+				d.Name, err = v.Scalar(k)
+			}
 		case "description":
-			d.Description, err = v.Scalar(k)
+			switch {
+			case plugin:
+				d.Description, err = v.Scalar(k)
+				d.Description = strings.TrimSpace(d.Description)
+			case v.IsText():
+				d.Description, err = v.Scalar(k)
+				d.Description = strings.ReplaceAll(d.Description, `\n`, "\n")
+			}
 		case "when_to_use", "when-to-use":
 			d.whenToUse, err = v.Scalar(k)
 		case "model":

@@ -18,9 +18,11 @@ func TestParseFrontMatter(t *testing.T) {
 		{"list tools, quoted, inherit", "---\nname: \"x\"\ndescription: 'it''s: fine'\ntools:\n  - Read\n  - \"Bash\"\nmodel: inherit\n---\nbody",
 			Definition{Name: "x", Description: "it's: fine", Tools: []string{"Read", "Bash"}, Model: "inherit", Prompt: "body"}},
 		{"inline list, block description, no tools", "---\r\nname: y\r\ndescription: |\r\n  line one\r\n  line two\r\n---\r\n",
-			Definition{Name: "y", Description: "line one\nline two"}},
+			Definition{Name: "y", Description: "line one\nline two\n"}},
 		{"yaml list at column 0, folded", "---\nname: z\ndescription: >\n  a\n  b\ntools: [Read, 'Write']\n---\nP",
-			Definition{Name: "z", Description: "a b", Tools: []string{"Read", "Write"}, Prompt: "P"}},
+			Definition{Name: "z", Description: "a b\n", Tools: []string{"Read", "Write"}, Prompt: "P"}},
+		{"\\n in a description is a new line", "---\nname: e\ndescription: One: x.\\n\\n<example>two</example>\ntools: *\n---\n",
+			Definition{Name: "e", Description: "One: x.\n\n<example>two</example>"}},
 		{"star is all", "---\nname: s\ndescription: d # comment\ntools: \"*\"\n---\n",
 			Definition{Name: "s", Description: "d"}},
 		{"empty tools is none", "---\nname: n\ndescription: d\ntools: []\n---\n",
@@ -41,20 +43,24 @@ func TestParseFrontMatter(t *testing.T) {
 }
 
 func TestParseErrorsAreClear(t *testing.T) {
-	cases := map[string]string{
-		"no front matter":                "name: x\n",
-		"front matter not closed":        "---\nname: x\ndescription: d\n",
-		"no name":                        "---\ndescription: d\n---\n",
-		"no description":                 "---\nname: x\n---\n",
-		"want \"key: value\"":            "---\nname x\n---\n",
-		"must be one word":               "---\nname: two words\ndescription: d\n---\n",
-		"must be a single value":         "---\nname: [a, b]\ndescription: d\n---\n",
-		"bad quoted string":              "---\nname: \"x\ndescription: d\n---\n",
-		"unexpected indentation":         "---\n  name: x\n---\n",
-		"not closed with ]":              "---\nname: x\ndescription: d\ntools: [Read\n---\n",
-		"closing \"---\" must be a line": "---\nname: x\ndescription: d\n---body\n",
+	// As Claude Code reads them: without front matter, or with front
+	// matter that is not YAML or no mapping, an agent has no name; a name
+	// or description that is no string is none.
+	cases := [][2]string{
+		{"no front matter", "name: x\n"},
+		{"no front matter", "---\nname: x\ndescription: d\n"},
+		{"no name", "---\ndescription: d\n---\n"},
+		{"no description", "---\nname: x\n---\n"},
+		{"no name", "---\nname x\n---\n"},
+		{"must be one word", "---\nname: two words\ndescription: d\n---\n"},
+		{"no name", "---\nname: [a, b]\ndescription: d\n---\n"},
+		{"no name", "---\nname: 12\ndescription: d\n---\n"},
+		{"no description", "---\nname: x\ndescription: 12\n---\n"},
+		{"front matter is not YAML", "---\nname: \"x\ndescription: d\n---\n"},
+		{"front matter is not YAML", "---\nname: x\ndescription: Use it.\nContext: lines\n<example>\n---\n"},
 	}
-	for want, src := range cases {
+	for _, c := range cases {
+		want, src := c[0], c[1]
 		_, err := Parse("/a/bad.md", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "/a/bad.md") {
 			t.Errorf("%q: error %v, want one naming the file and saying %q", src, err, want)

@@ -17,7 +17,7 @@ func readHead(path string) (Definition, error) {
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, err)
 	}
-	d, err := fromFront(path, fm, err)
+	d, err := fromFront(path, fm, err, false)
 	if err == nil {
 		err = d.check()
 	}

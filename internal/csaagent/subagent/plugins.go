@@ -51,7 +51,7 @@ func pluginDefinition(p plugin.Plugin, base, path, projectDir string) (Definitio
 	if err != nil {
 		return Definition{}, fmt.Errorf("subagent definition %s: %w", path, err)
 	}
-	d, err := parseFile(path, data)
+	d, err := parseFile(path, data, true)
 	if err != nil {
 		// No front matter, or one that is not YAML (a description
 		// running over lines holding "Context: ..."): Claude Code keeps
@@ -69,7 +69,7 @@ func pluginDefinition(p plugin.Plugin, base, path, projectDir string) (Definitio
 	}
 	d.Name = strings.Join(append(parts, d.Name), ":")
 	if d.Description == "" {
-		d.Description = d.whenToUse
+		d.Description = strings.TrimSpace(d.whenToUse)
 	}
 	if d.Description == "" {
 		d.Description = "Agent from " + p.Name + " plugin"
