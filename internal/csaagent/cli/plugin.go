@@ -10,13 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/csaagent/plugin"
-	"github.com/csa-dev/csa/internal/csaagent/prompt"
 )
 
 // pluginCommand is `csa-agent plugin ...`: Claude Code's plugin commands,
 // writing its files so the two programs share one installation.
 func pluginCommand(ctx context.Context, args []string, sio IO) int {
-	l := plugin.Layout{Home: sio.Getenv("HOME"), ProjectRoot: prompt.ProjectRoot(sio.Cwd)}
+	l := plugin.Layout{Home: sio.Getenv("HOME"), ProjectRoot: sio.Cwd} // Claude Code's project: where it runs
 	root := &cobra.Command{Use: "plugin", Short: "Manage Claude Code plugins (in Claude Code's files)",
 		SilenceUsage: true, SilenceErrors: true}
 	root.SetArgs(args)

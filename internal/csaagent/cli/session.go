@@ -105,8 +105,12 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	prov, model := choice.Provider, choice.Model
 	s.chosen = choice.Spec
 	project := prompt.ProjectRoot(sio.Cwd)
-	plugins := loadPlugins(o, sio, project)
-	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), project, plugins, sio)
+	// Claude Code's project folder is where it starts, not the
+	// repository's root: its settings files, a plugin's project install
+	// and CLAUDE_PROJECT_DIR name the working directory.
+	here := sio.Cwd
+	plugins := loadPlugins(o, sio, here)
+	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), here, plugins, sio)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -128,7 +132,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.transcript = transcript.New(store.Dir(sio.Getenv), s.id, sio.Cwd)
 	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: s.transcript.Path(),
 		SubagentTranscript: s.transcript.SubagentPath,
-		Cwd:                sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
+		Cwd:                sio.Cwd, ProjectDir: here, Mode: func() string { return string(s.policy.Mode()) },
 		Environ: os.Environ(), Stderr: sio.Stderr})
 	if err != nil {
 		return nil, err
