@@ -168,6 +168,9 @@ type State struct {
 
 	// Interactive is set for a session run in a tmux pane.
 	Interactive *Interactive `toml:"interactive,omitempty" json:"interactive,omitempty"`
+	// Workspace is set for a run in a git worktree of its own (csa run
+	// --worktree).
+	Workspace *Workspace `toml:"workspace,omitempty" json:"workspace,omitempty"`
 
 	// RawBytes holds, in base64 by JSON Pointer, the exact bytes of every
 	// field above that is not valid UTF-8 (a prompt in args, a path, an
@@ -178,6 +181,34 @@ type State struct {
 	// exactly (written by a csa that did not keep their bytes, or
 	// corrupted): they show what could be read, or nothing.
 	Damaged []string `toml:"damaged,omitempty" json:"damaged,omitempty"`
+}
+
+// Workspace is a run's own git worktree and branch (csa run --worktree).
+// The branch starts at Base, the caller's HEAD; Snapshot is the commit on
+// it holding the caller's uncommitted changes (Base itself when there
+// were none), so the agent starts from what the caller sees; Head, once
+// recorded, is the commit holding what the run changed. The run's change
+// is Snapshot..Head: what diff, apply and merge take.
+type Workspace struct {
+	// Repo is the caller's repository (its top folder), where the branch
+	// and the worktree are registered.
+	Repo string `toml:"repo" json:"repo"`
+	// Dir is the worktree's folder; "" once it is removed.
+	Dir    string `toml:"dir,omitempty" json:"dir,omitempty"`
+	Branch string `toml:"branch" json:"branch"`
+	// Subdir is the caller's folder below Repo, where the run works in
+	// the worktree ("" at the top).
+	Subdir   string `toml:"subdir,omitempty" json:"subdir,omitempty"`
+	Base     string `toml:"base" json:"base"`
+	Snapshot string `toml:"snapshot" json:"snapshot"`
+	// Head is the commit recording the run's change; "" until recorded
+	// (Recorded tells a run that changed nothing, whose Head is Snapshot).
+	Head     string `toml:"head,omitempty" json:"head,omitempty"`
+	Recorded bool   `toml:"recorded,omitempty" json:"recorded,omitempty"`
+	// The change's size (git diff --shortstat Snapshot..Head).
+	Files      int `toml:"files,omitempty" json:"files,omitempty"`
+	Insertions int `toml:"insertions,omitempty" json:"insertions,omitempty"`
+	Deletions  int `toml:"deletions,omitempty" json:"deletions,omitempty"`
 }
 
 // Interactive is where an interactive session runs.
