@@ -19,6 +19,8 @@ type Snapshot struct {
 	Root   string
 	Subdir string
 	Commit string
+	// Tree is the working state's tree (Commit's own when clean).
+	Tree string
 	// Diff is binary and applies with git apply; empty for a clean tree.
 	Diff []byte
 }
@@ -67,6 +69,7 @@ func (g *Git) Take(ctx context.Context, dir string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Tree = tree
 	if s.Diff, err = g.run(ctx, s.Root, nil, nil, append(diffArgs, s.Commit, tree)...); err != nil {
 		return nil, err
 	}

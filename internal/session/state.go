@@ -209,6 +209,9 @@ type Workspace struct {
 	Files      int `toml:"files,omitempty" json:"files,omitempty"`
 	Insertions int `toml:"insertions,omitempty" json:"insertions,omitempty"`
 	Deletions  int `toml:"deletions,omitempty" json:"deletions,omitempty"`
+	// Keep: the worktree stays once the change is recorded
+	// (--keep-worktree).
+	Keep bool `toml:"keep,omitempty" json:"keep,omitempty"`
 }
 
 // Interactive is where an interactive session runs.

@@ -1,0 +1,145 @@
+// Package workspace gives a local run a git worktree of its own (csa run
+// --worktree): a branch from the caller's HEAD plus a commit of the
+// caller's uncommitted changes, checked out beside the session's record;
+// when the run ends, what the agent changed is committed on that branch
+// and the worktree's folder removed. Git is driven through
+// internal/gittree, the same snapshot remote runs take.
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/csa-dev/csa/internal/gittree"
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// Who is csa as the author of the commits it makes.
+var Who = gittree.Identity{Name: "csa", Email: "csa@localhost"}
+
+// BranchPrefix starts every run's branch name.
+const BranchPrefix = "csa/"
+
+// MessageFile, in the session's folder, holds the message of the commit
+// recording the run's change, written when the worktree is made: a
+// supervisor that dies leaves it to whoever records the change.
+const MessageFile = "workspace-message.txt"
+
+// Root is where a project's worktrees live: in csa's state folder beside
+// the project's sessions, not inside the user's repository, where every
+// tool that walks the repository (git status, grep, a build, an editor's
+// indexer) would find each run's copy of it, and a `git clean -fdx`
+// would delete a running agent's tree.
+func Root(store *session.Store) string {
+	return filepath.Join(filepath.Dir(store.Root()), "worktrees")
+}
+
+// Inside reports whether dir is in one of the project's worktrees: a run
+// started there (a nested csa run) works in that worktree.
+func Inside(store *session.Store, dir string) bool {
+	r, err := filepath.Rel(Root(store), dir)
+	return err == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../")
+}
+
+// Check tells whether a run in cwd can have a worktree: cwd is in a git
+// work tree with a commit to start from.
+func Check(ctx context.Context, g *gittree.Git, cwd string) error {
+	_, err := g.Top(ctx, cwd)
+	return err
+}
+
+// Create makes session st's worktree for a caller in cwd, records it in
+// st.Workspace (and the message of its change in the session's folder),
+// and returns the folder the agent works in: cwd's counterpart in it.
+func Create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt, cwd string, keep bool) (string, error) {
+	snap, err := g.Take(ctx, cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(store.Path(st.ID, MessageFile), ChangeMessage(prompt, st.ID, st.Tool), 0o600); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(Root(store), st.ID)
+	if err := os.MkdirAll(Root(store), 0o700); err != nil {
+		return "", err
+	}
+	branch, start, err := g.AddWorktree(ctx, snap, dir, Branches(st.ID), snapshotMessage(st.ID, st.Tool), Who)
+	if err != nil {
+		return "", fmt.Errorf("create the run's worktree: %w", err)
+	}
+	st.Workspace = &session.Workspace{
+		Repo: snap.Root, Dir: dir, Branch: branch, Subdir: snap.Subdir, Base: snap.Commit, Snapshot: start, Keep: keep,
+	}
+	return filepath.Join(dir, filepath.FromSlash(snap.Subdir)), nil
+}
+
+// Branches are the names a session's branch may take, shortest first:
+// csa/ and the id's first ten characters (as csa ps shows it), or the
+// whole id should those be taken (runs started in the same millisecond).
+func Branches(id string) []string {
+	short := BranchPrefix + id[:min(len(id), 10)]
+	if len(id) <= 10 {
+		return []string{short}
+	}
+	return []string{short, BranchPrefix + id}
+}
+
+// Record commits what the run of st changed on its branch, fills in
+// Head, Recorded and the change's size, and removes the worktree's folder
+// unless it is kept. It changes nothing once the change is recorded, and
+// records it again harmlessly (no new commit) after a supervisor that
+// died half way.
+func Record(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State) error {
+	ws := st.Workspace
+	if ws == nil || ws.Recorded {
+		return nil
+	}
+	var head string
+	var err error
+	if _, serr := os.Stat(ws.Dir); ws.Dir != "" && serr == nil {
+		msg, rerr := os.ReadFile(store.Path(st.ID, MessageFile))
+		if rerr != nil {
+			msg = ChangeMessage("", st.ID, st.Tool)
+		}
+		head, err = g.RecordWorktree(ctx, ws.Dir, ws.Branch, msg, Who)
+	} else {
+		// The folder is gone: it went after the change was committed.
+		head, err = g.BranchHead(ctx, ws.Repo, ws.Branch)
+	}
+	if err != nil {
+		return fmt.Errorf("record the run's change on %s: %w", ws.Branch, err)
+	}
+	stat, err := g.DiffStat(ctx, ws.Repo, ws.Snapshot, head)
+	if err != nil {
+		return err
+	}
+	ws.Head, ws.Recorded = head, true
+	ws.Files, ws.Insertions, ws.Deletions = stat.Files, stat.Insertions, stat.Deletions
+	if !ws.Keep {
+		return Remove(ctx, g, ws)
+	}
+	return nil
+}
+
+// Remove removes the worktree's folder (its branch stays) and forgets it
+// in ws.
+func Remove(ctx context.Context, g *gittree.Git, ws *session.Workspace) error {
+	if ws.Dir == "" {
+		return nil
+	}
+	if err := g.RemoveWorktree(ctx, ws.Repo, ws.Dir); err != nil {
+		return fmt.Errorf("remove the worktree %s: %w", ws.Dir, err)
+	}
+	ws.Dir = ""
+	return nil
+}
+
+// Discard undoes Create for a run that never started: the worktree and
+// its new branch, which holds nothing but the caller's snapshot.
+func Discard(ctx context.Context, g *gittree.Git, ws *session.Workspace) error {
+	return errors.Join(Remove(ctx, g, ws), g.DeleteBranch(ctx, ws.Repo, ws.Branch))
+}
