@@ -144,6 +144,9 @@ type Defaults struct {
 	IdleTimeout Duration `toml:"idle_timeout"`
 	// KillGrace is the time between SIGTERM and SIGKILL.
 	KillGrace Duration `toml:"kill_grace"`
+	// Worktree runs every run in a git worktree of its own (csa run
+	// --worktree), but for a run started inside another's worktree.
+	Worktree bool `toml:"worktree"`
 }
 
 // ToolsConfig holds one table per tool of the registry (agents.Registry),
@@ -179,6 +182,9 @@ type ToolConfig struct {
 	// ACPPath is the tool's ACP agent program, found like Path; "" where
 	// the tool has none.
 	ACPPath string `toml:"acp_path"`
+	// Worktree runs this tool's runs in a git worktree of their own, as
+	// defaults.worktree does every run's.
+	Worktree bool `toml:"worktree"`
 }
 
 // GCConfig configures `csa gc`.

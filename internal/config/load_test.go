@@ -358,7 +358,7 @@ func TestGet(t *testing.T) {
 		{"tools.opencode.env", map[string]any{}},
 		{"defaults.timeout", "1m30s"},
 		{"defaults.idle_timeout", ""},
-		{"defaults", map[string]any{"tool": "", "timeout": "1m30s", "idle_timeout": "", "kill_grace": "5s"}},
+		{"defaults", map[string]any{"tool": "", "timeout": "1m30s", "idle_timeout": "", "kill_grace": "5s", "worktree": false}},
 		{"gc", map[string]any{"max_age_days": int64(30)}},
 		{"output.max_log_bytes", int64(1 << 30)},
 	}
@@ -390,9 +390,9 @@ func TestMapJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := func(p, acp string) string {
-		return `{"acp_path":"` + acp + `","effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"transport":"cli","yolo":true}`
+		return `{"acp_path":"` + acp + `","effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"transport":"cli","worktree":false,"yolo":true}`
 	}
-	want := `{"aliases":{},"cluster":{"credentials":"","default":"local","remote":"","tls_ca":"","tls_cert":"","tls_key":"","url":""},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":""},` +
+	want := `{"aliases":{},"cluster":{"credentials":"","default":"local","remote":"","tls_ca":"","tls_cert":"","tls_key":"","url":""},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":"","worktree":false},` +
 		`"failover":{"agent_retries":2,"backoff":"2s","cooldown":"1m0s","retries":2},` +
 		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"mcp":{"enabled":true,"idle_exit":"10m0s","servers":{}},"output":{"max_log_bytes":1073741824},` +
 		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"csa-agent":512,"gemini-cli":1024,"opencode":1536},` +

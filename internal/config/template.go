@@ -47,6 +47,7 @@ func Template() string {
 	set("defaults.timeout", `Limit on a run's total time, e.g. "30m"; "" for none.`)
 	set("defaults.idle_timeout", `Limit on a run's time without output, e.g. "5m"; "" for none.`)
 	set("defaults.kill_grace", "Time between SIGTERM and SIGKILL when a run is stopped (Ctrl-C, a timeout, csa kill without --grace).")
+	set("defaults.worktree", "Run each agent in a git worktree of its own on a branch csa/ID (csa run --worktree); a run started inside another's worktree works in it.")
 	for i, s := range agents.Registry {
 		name := string(s.Tool)
 		line("")
@@ -68,6 +69,7 @@ func Template() string {
 		set(k+"env", help(`Extra environment variables for the program, e.g. { FOO = "bar" }.`))
 		set(k+"transport", help(`How csa drives the tool: "cli" (its structured output), "acp" (the Agent Client Protocol, claude-code and codex) or "auto" (acp when acp_path is installed).`))
 		set(k+"acp_path", help(`The tool's ACP agent program (claude-code-acp, codex-acp); "" for none.`))
+		set(k+"worktree", help("Run this tool's runs in a git worktree of their own, as defaults.worktree does every run's."))
 	}
 	line("")
 	line("[interactive]")

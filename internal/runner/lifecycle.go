@@ -254,9 +254,13 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		preview.Status = verdict(&preview)
 		l.afterRun(preview, ps)
 	}
+	ws := l.recordWorkspace()
 	st, err := s.update(run, func(st *session.State) error {
 		if err := st.Move(verdict(st)); err != nil {
 			return err
+		}
+		if ws != nil {
+			st.Workspace = ws
 		}
 		l.lastEvents(st)
 		return nil

@@ -63,6 +63,10 @@ type Request struct {
 	// Inherited are hook results of this run recorded before its session
 	// existed (a tier's on_failover hooks that led to it).
 	Inherited []runhooks.Result
+	// Worktree runs the agent in a git worktree of its own
+	// (internal/workspace); KeepWorktree keeps its folder once the
+	// change is recorded.
+	Worktree, KeepWorktree bool
 	// resume is the provider session a resumed turn continues.
 	resume string
 }
@@ -116,6 +120,11 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 		return nil, err
 	}
 	st.Tier = req.Tier
+	if err := makeWorkspace(ctx, store, st, &req); err != nil {
+		h.Release()
+		store.Remove(st.ID)
+		return nil, err
+	}
 	var prelude []runhooks.Result
 	if req.Hooks != nil {
 		interrupt.Ready(ctx) // an interrupt stops the hooks, not csa alone
@@ -123,6 +132,7 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 		req.Prompt, prelude = req.Hooks.Prelude(ctx, req.Prompt, true, HookVars(store, st), req.hookEnv(store, st))
 		if inv, err = build(req, "", fresh); err != nil {
 			h.Release()
+			dropWorkspace(req, st)
 			store.Remove(st.ID)
 			return nil, err
 		}
@@ -130,6 +140,7 @@ func Prepare(ctx context.Context, store *session.Store, req Request, now time.Ti
 	describe(st, req, inv)
 	r, err := finishPrepare(store, st, req, inv, h, req.Detached, prelude)
 	if err != nil {
+		dropWorkspace(req, st)
 		store.Remove(st.ID)
 	}
 	return r, err

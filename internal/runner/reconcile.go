@@ -18,9 +18,13 @@ import (
 // the end for lack of space left word of it (session.NoSpaceFile): that
 // session is failed, for that reason. Ended sessions are returned
 // unchanged; on a disk too full to record it, the end decided is returned
-// unrecorded, for the next reader to record.
+// unrecorded, for the next reader to record. The change of a worktree run
+// (internal/workspace) its supervisor did not record is recorded here.
 func Reconcile(ctx context.Context, store *session.Store, st *session.State, now time.Time) *session.State {
-	if st.Status.Ended() || store.SupervisorAlive(st.ID) || handingOver(st, now) {
+	if st.Status.Ended() {
+		return recordLeft(ctx, store, st)
+	}
+	if store.SupervisorAlive(st.ID) || handingOver(st, now) {
 		return st
 	}
 	var decided *session.State
@@ -59,7 +63,7 @@ func Reconcile(ctx context.Context, store *session.Store, st *session.State, now
 		events.GiveBackRoom(store.Path(st.ID, session.EventsFile))
 	}
 	closePane(ctx, upd)
-	return upd
+	return recordLeft(ctx, store, upd)
 }
 
 // handingOver: an interactive session is pending, its lock free, while

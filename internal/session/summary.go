@@ -28,13 +28,30 @@ type Summary struct {
 	ExitCode    *int
 	Reason      string
 	Interactive bool // runs in a tmux pane (csa run -i)
+	// Change is the branch of a worktree run and its change's size.
+	Change *Change
+}
+
+// Change is what listings show of a worktree run (Workspace).
+type Change struct {
+	Branch                       string
+	Recorded                     bool
+	Files, Insertions, Deletions int
 }
 
 // Summarize extracts the listing fields of a state.
 func (st *State) Summarize() Summary {
 	return Summary{ID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ProjectRoot: st.ProjectRoot,
 		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
-		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason, Interactive: st.Interactive != nil}
+		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason, Interactive: st.Interactive != nil,
+		Change: st.Workspace.change()}
+}
+
+func (ws *Workspace) change() *Change {
+	if ws == nil {
+		return nil
+	}
+	return &Change{Branch: ws.Branch, Recorded: ws.Recorded, Files: ws.Files, Insertions: ws.Insertions, Deletions: ws.Deletions}
 }
 
 // ErrStarting marks a session whose supervisor holds its lock but has not
@@ -159,7 +176,7 @@ func (s *Store) saveCache(c summaryCache) {
 // numbers and the summary's fields, strings length-prefixed, numbers as
 // varints, times as Unix nanoseconds (0 for none). Hand-rolled: gob would
 // cost every csa start its package initialisation.
-const cacheVersion = 2
+const cacheVersion = 3
 
 func encodeCache(c summaryCache) []byte {
 	b := []byte{cacheVersion}
@@ -176,7 +193,8 @@ func encodeCache(c summaryCache) []byte {
 		for _, t := range []time.Time{sm.CreatedAt, sm.StartedAt, sm.EndedAt} {
 			b = binary.AppendVarint(b, unixNano(t))
 		}
-		// Flags: 1 an exit code follows, 2 interactive.
+		// Flags: 1 an exit code follows, 2 interactive, 4 a change
+		// follows, 8 it is recorded.
 		var flags byte
 		if sm.ExitCode != nil {
 			flags |= 1
@@ -184,9 +202,22 @@ func encodeCache(c summaryCache) []byte {
 		if sm.Interactive {
 			flags |= 2
 		}
+		if ch := sm.Change; ch != nil {
+			flags |= 4
+			if ch.Recorded {
+				flags |= 8
+			}
+		}
 		b = append(b, flags)
 		if sm.ExitCode != nil {
 			b = binary.AppendVarint(b, int64(*sm.ExitCode))
+		}
+		if ch := sm.Change; ch != nil {
+			b = binary.AppendUvarint(b, uint64(len(ch.Branch)))
+			b = append(b, ch.Branch...)
+			for _, n := range []int{ch.Files, ch.Insertions, ch.Deletions} {
+				b = binary.AppendVarint(b, int64(n))
+			}
 		}
 	}
 	return b
@@ -219,6 +250,11 @@ func decodeCache(b []byte) (summaryCache, bool) {
 			sm.ExitCode = &code
 		}
 		sm.Interactive = flags&2 != 0
+		if flags&4 != 0 {
+			ch := &Change{Branch: d.str(), Recorded: flags&8 != 0}
+			ch.Files, ch.Insertions, ch.Deletions = int(d.varint()), int(d.varint()), int(d.varint())
+			sm.Change = ch
+		}
 		c[sm.ID] = e
 	}
 	return c, d.ok

@@ -15,6 +15,10 @@ func TestSummaryCacheRoundTrip(t *testing.T) {
 			Depth: 2, ParentID: "01M80M4HCH8JGS3NVNKC0K0PM2", CreatedAt: now, StartedAt: now.Add(time.Second),
 			EndedAt: now.Add(time.Minute), ExitCode: &code, Reason: "exited \x00 with ü"}},
 		"01M80M4HCH8JGS3NVNKC0K0PM4": {Summary: Summary{ID: "01M80M4HCH8JGS3NVNKC0K0PM4", Status: Completed}},
+		"01M80M4HCH8JGS3NVNKC0K0PM5": {Summary: Summary{ID: "01M80M4HCH8JGS3NVNKC0K0PM5", Status: Killed,
+			Change: &Change{Branch: "csa/01M80M4HCH", Recorded: true, Files: 2, Insertions: 30, Deletions: 1}}},
+		"01M80M4HCH8JGS3NVNKC0K0PM6": {Summary: Summary{ID: "01M80M4HCH8JGS3NVNKC0K0PM6", Status: Crashed,
+			Change: &Change{Branch: "csa/x"}}},
 	}
 	got, ok := decodeCache(encodeCache(c))
 	if !ok || !reflect.DeepEqual(got, c) {

@@ -38,12 +38,23 @@ func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 	if withProject {
 		head = append(head, "PROJECT")
 	}
+	// Worktree runs add their branch and change (csa run --worktree).
+	withChange := false
+	for _, r := range rows {
+		withChange = withChange || r.Branch != ""
+	}
+	if withChange {
+		head = append(head, "BRANCH", "CHANGE")
+	}
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
 		c := []string{r.ID, r.Tool, string(r.State), strconv.Itoa(r.Depth), short(r.ParentID), started(r, now), dur(r), exit(r)}
 		if withProject {
 			c = append(c, r.ProjectRoot)
+		}
+		if withChange {
+			c = append(c, orDash(r.Branch), change(r))
 		}
 		cells = append(cells, c)
 	}
@@ -87,6 +98,21 @@ func printTree(w io.Writer, roots []*Row, now time.Time) {
 	for _, r := range roots {
 		walk(r, "", true, true)
 	}
+}
+
+// change is the size of a worktree run's change, once recorded.
+func change(r *Row) string {
+	if !r.Recorded {
+		return "-"
+	}
+	return fmt.Sprintf("%d files +%d -%d", r.Files, r.Insertions, r.Deletions)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func short(id string) string {

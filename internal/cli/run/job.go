@@ -12,6 +12,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/config"
+	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/runner"
@@ -162,7 +163,7 @@ func workDir(dir string) (string, error) {
 }
 
 // request resolves the tool, its program, the run's limits and genealogy.
-func (j *job) request(c choice) (*runner.Request, error) {
+func (j *job) request(ctx context.Context, c choice) (*runner.Request, error) {
 	o, cfg := j.o, j.cfg
 	name := c.tool
 	if name == "" {
@@ -225,7 +226,12 @@ func (j *job) request(c choice) (*runner.Request, error) {
 	for k, v := range tc.Env {
 		env = append(env, k+"="+v)
 	}
+	worktree, err := j.worktree(ctx, name)
+	if err != nil {
+		return nil, err
+	}
 	return &runner.Request{
+		Worktree: worktree, KeepWorktree: o.KeepWorktree,
 		SessionID: o.SessionID, Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
@@ -245,6 +251,9 @@ func (j *job) prepare(ctx context.Context, req *runner.Request, resume string) (
 		}
 	} else {
 		r, err = runner.Prepare(ctx, j.store, *req, j.f.Now())
+		if errors.Is(err, gittree.ErrNoCommit) {
+			err = cmdutil.Usagef("--worktree: %v", err)
+		}
 	}
 	if err != nil {
 		req.Slot.Release()

@@ -63,6 +63,9 @@ type Options struct {
 	// Retries: how often a remote run is queued again when its worker
 	// is lost.
 	Retries int
+	// Worktree runs the agent in a git worktree of its own;
+	// KeepWorktree keeps its folder once the change is recorded.
+	Worktree, KeepWorktree bool
 
 	timeoutSet, idleSet, yoloSet bool
 	remoteSet                    bool
@@ -136,6 +139,8 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
 	fl.StringVar(&opts.MCPScope, "mcp-scope", "", "the project (an absolute path) whose instances of project-scoped MCP servers the run shares (default: its own)")
 	fl.MarkHidden("mcp-scope")
+	fl.BoolVarP(&opts.Worktree, "worktree", "w", false, "run the agent in a git worktree of its own, on a branch csa/ID from HEAD plus your uncommitted changes; its change is committed there when it ends (default: defaults.worktree; a run inside another's worktree works in it)")
+	fl.BoolVar(&opts.KeepWorktree, "keep-worktree", false, "with --worktree: keep the worktree's folder once the change is committed (the branch always stays)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -208,6 +213,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if j.goesRemote(o.changed) {
+		if o.Worktree || o.KeepWorktree {
+			return cmdutil.Usagef("--worktree is for local runs: a remote run works in a scratch tree of its own and its change comes back with csa apply")
+		}
 		return j.remote(ctx)
 	}
 	if o.RemoteCwd {
@@ -223,7 +231,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	req, err := j.request(c)
+	req, err := j.request(ctx, c)
 	if err != nil {
 		return err
 	}

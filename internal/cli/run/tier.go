@@ -69,7 +69,7 @@ func (j *job) try(ctx context.Context, tier string, sp scheduler.Spec) (*session
 	if c.effort == "" {
 		c.effort = j.o.Effort
 	}
-	req, err := j.request(c)
+	req, err := j.request(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,15 @@ type Row struct {
 	Reason      string         `json:"reason,omitempty"`
 	Interactive bool           `json:"interactive,omitempty"`
 	// Worker is the cluster worker a remote session runs on.
-	Worker   string `json:"worker,omitempty"`
-	Children []*Row `json:"children,omitempty"`
+	Worker string `json:"worker,omitempty"`
+	// Branch is a worktree run's branch; Files, Insertions and Deletions
+	// the size of its change, once Recorded.
+	Branch     string `json:"branch,omitempty"`
+	Recorded   bool   `json:"recorded,omitempty"`
+	Files      int    `json:"files,omitempty"`
+	Insertions int    `json:"insertions,omitempty"`
+	Deletions  int    `json:"deletions,omitempty"`
+	Children   []*Row `json:"children,omitempty"`
 	// Alias is a remote session's id in its worker's store, which the
 	// sessions its agent started name as their parent. Not listed.
 	Alias string `json:"-"`
@@ -51,6 +58,9 @@ func New(st *session.Summary, now time.Time) *Row {
 	r := &Row{ID: st.ID, Tool: st.Tool, Model: st.Model, State: st.Status, Depth: st.Depth, ParentID: st.ParentID,
 		ProjectRoot: st.ProjectRoot, DurationMS: dur.Milliseconds(), ExitCode: st.ExitCode, Reason: st.Reason,
 		Interactive: st.Interactive}
+	if ch := st.Change; ch != nil {
+		r.Branch, r.Recorded, r.Files, r.Insertions, r.Deletions = ch.Branch, ch.Recorded, ch.Files, ch.Insertions, ch.Deletions
+	}
 	if !st.StartedAt.IsZero() {
 		r.StartedAt = &st.StartedAt
 	}
@@ -102,6 +112,22 @@ func (r *Row) AppendJSON(b []byte) []byte {
 	if r.Worker != "" {
 		b = append(b, `,"worker":`...)
 		b = appendString(b, r.Worker)
+	}
+	if r.Branch != "" {
+		b = append(b, `,"branch":`...)
+		b = appendString(b, r.Branch)
+	}
+	if r.Recorded {
+		b = append(b, `,"recorded":true`...)
+	}
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{`,"files":`, r.Files}, {`,"insertions":`, r.Insertions}, {`,"deletions":`, r.Deletions}} {
+		if n.v != 0 {
+			b = append(b, n.key...)
+			b = strconv.AppendInt(b, int64(n.v), 10)
+		}
 	}
 	return append(b, '}')
 }

@@ -17,6 +17,8 @@ func TestRowJSON(t *testing.T) {
 			ParentID: "01M80M4HCH8JGS3NVNKC0K0PM3", ProjectRoot: "/p q/\"ü\"", StartedAt: &now, EndedAt: &local,
 			DurationMS: 1234, ExitCode: &code, Reason: "exited\twith \x00 status 7: \u2028 & more"},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM5", Tool: "codex", State: "completed", ProjectRoot: "/p", Worker: "host-1"},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM6", Tool: "codex", State: "completed", Branch: "csa/01M80M4HCH", Recorded: true, Files: 2, Insertions: 3},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM7", Tool: "codex", State: "running", Branch: "csa/ü\"x"},
 	}
 	for _, r := range rows {
 		want, err := json.Marshal(r)

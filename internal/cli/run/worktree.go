@@ -1,0 +1,37 @@
+package run
+
+import (
+	"context"
+	"errors"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/gittree"
+	"github.com/csa-dev/csa/internal/workspace"
+)
+
+// worktree decides whether a run of tool works in a worktree of its own:
+// --worktree, else the configuration, except for a run started inside
+// another run's worktree, which works in that one. A run that asks for one
+// outside a git work tree is refused before its session is made.
+func (j *job) worktree(ctx context.Context, tool string) (bool, error) {
+	o := j.o
+	want := o.Worktree
+	if !o.changed["worktree"] {
+		want = (j.cfg.Defaults.Worktree || j.cfg.Tool(tool).Worktree) && !workspace.Inside(j.store, j.cwd)
+	}
+	switch {
+	case !want && o.KeepWorktree:
+		return false, cmdutil.Usagef("--keep-worktree goes with --worktree")
+	case !want:
+		return false, nil
+	case o.Session != "":
+		return false, cmdutil.Usagef("--worktree makes a new session: a continued session works where it did")
+	case o.Interactive:
+		return false, cmdutil.Usagef("--worktree is not available with -i yet")
+	}
+	err := workspace.Check(ctx, &gittree.Git{Env: gittree.Clean(j.f.Environ())}, j.cwd)
+	if errors.Is(err, gittree.ErrNotRepo) {
+		return false, cmdutil.Usagef("--worktree: %s is not inside a git work tree (a worktree run needs a repository to branch from)", j.cwd)
+	}
+	return true, err
+}
