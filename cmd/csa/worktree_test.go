@@ -1,0 +1,250 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/csa-dev/csa/internal/session"
+)
+
+// gitIn runs git in dir with a fixed identity and no user config.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@u", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@u")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// gitProject makes the test's project a repository with f.txt committed,
+// then changed (unstaged), a staged change and an untracked file; it
+// returns the project, and a function telling the caller's status and
+// index are as they were.
+func gitProject(t *testing.T, e *env) (string, func()) {
+	t.Helper()
+	proj := filepath.Join(e.dir, "proj")
+	gitIn(t, proj, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(proj, "f.txt"), []byte("base\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "s.txt"), []byte("s\n"), 0o644)
+	gitIn(t, proj, "add", ".")
+	gitIn(t, proj, "commit", "-q", "-m", "base")
+	os.WriteFile(filepath.Join(proj, "s.txt"), []byte("staged\n"), 0o644)
+	gitIn(t, proj, "add", "s.txt")
+	os.WriteFile(filepath.Join(proj, "f.txt"), []byte("uncommitted\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "u.txt"), []byte("untracked\n"), 0o644)
+	status := gitIn(t, proj, "status", "--porcelain")
+	index, _ := os.ReadFile(filepath.Join(proj, ".git", "index"))
+	head := gitIn(t, proj, "rev-parse", "HEAD")
+	return proj, func() {
+		t.Helper()
+		now, _ := os.ReadFile(filepath.Join(proj, ".git", "index"))
+		if got := gitIn(t, proj, "status", "--porcelain"); got != status || string(now) != string(index) {
+			t.Errorf("the caller's tree or index changed:\n%s\nwas\n%s", got, status)
+		}
+		if got := gitIn(t, proj, "rev-parse", "HEAD"); got != head {
+			t.Errorf("the caller's HEAD moved to %s", got)
+		}
+		if b, _ := os.ReadFile(filepath.Join(proj, "f.txt")); string(b) != "uncommitted\n" {
+			t.Errorf("the caller's f.txt: %q", b)
+		}
+	}
+}
+
+func (e *env) state(id string) *session.State {
+	e.t.Helper()
+	var st session.State
+	if err := json.Unmarshal([]byte(e.csa(0, "inspect", "--json", id)), &st); err != nil {
+		e.t.Fatal(err)
+	}
+	return &st
+}
+
+// A worktree run: the agent sees the caller's uncommitted changes, its
+// own change is committed on its branch (author csa, the prompt's first
+// line, the trailers), the caller's tree and index are unchanged, and the
+// worktree's folder is gone while the branch stays.
+func TestWorktreeRun(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	var res struct {
+		SessionID string `json:"session_id"`
+		Status    string `json:"status"`
+	}
+	out := e.csa(0, "run", "--json", "-w", "--tool", "codex", "copy f.txt seen.txt; copy u.txt seen-u.txt; write f.txt agent; echo done")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Status != "completed" {
+		t.Fatalf("run: %v %s", err, out)
+	}
+	unchanged()
+	ws := e.state(res.SessionID).Workspace
+	if ws == nil || !ws.Recorded || ws.Dir != "" || ws.Branch != "csa/"+res.SessionID[:10] || ws.Files != 3 {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "state", "projects")); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"seen.txt": "uncommitted\n", "seen-u.txt": "untracked\n", "f.txt": "agent\n", "s.txt": "staged\n"} {
+		if got := gitIn(t, proj, "show", ws.Branch+":"+file); got != want {
+			t.Errorf("%s on the branch: %q, want %q", file, got, want)
+		}
+	}
+	if got := gitIn(t, proj, "rev-parse", ws.Branch); strings.TrimSpace(got) != ws.Head {
+		t.Errorf("branch at %s, head %s", got, ws.Head)
+	}
+	if got := strings.TrimSpace(gitIn(t, proj, "rev-parse", "HEAD")); got != ws.Base {
+		t.Errorf("base %s, HEAD %s", ws.Base, got)
+	}
+	msg := gitIn(t, proj, "log", "-1", "--format=%an <%ae>%n%s%n%(trailers:only,unfold)", ws.Head)
+	want := fmt.Sprintf("csa <csa@localhost>\ncopy f.txt seen.txt; copy u.txt seen-u.txt; write f.txt agent; echo done\nCSA-Session: %s\nCSA-Tool: codex\n", res.SessionID)
+	if strings.TrimSpace(msg) != strings.TrimSpace(want) {
+		t.Errorf("commit:\n%s\nwant\n%s", msg, want)
+	}
+	if list := gitIn(t, proj, "worktree", "list", "--porcelain"); strings.Contains(list, res.SessionID) {
+		t.Errorf("git still lists the worktree:\n%s", list)
+	}
+	var rows []map[string]any
+	json.Unmarshal([]byte(e.csa(0, "ps", "--json")), &rows)
+	if len(rows) != 1 || rows[0]["branch"] != ws.Branch || rows[0]["files"] != float64(3) {
+		t.Errorf("ps --json: %v", rows)
+	}
+	if table := e.csa(0, "ps"); !strings.Contains(table, ws.Branch) || !strings.Contains(table, "3 files +3 -1") {
+		t.Errorf("ps:\n%s", table)
+	}
+}
+
+// Outside a git work tree a worktree run is refused with exit 2, the
+// reason said, and no session made.
+func TestWorktreeRefusedOutsideGit(t *testing.T) {
+	e := newEnv(t)
+	c := e.cmd("run", "-w", "--tool", "codex", "echo hi")
+	out, err := c.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v, want 2\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "not inside a git work tree") {
+		t.Errorf("no reason given: %s", out)
+	}
+	if rows := e.ps(); len(rows) != 0 {
+		t.Errorf("sessions made: %+v", rows)
+	}
+}
+
+// Eight runs at once editing the same file differently: each branch holds
+// exactly its own edit, from the same snapshot, and the caller's tree is
+// unchanged.
+func TestWorktreeParallelRuns(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	const n = 8
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := e.cmd("run", "--json", "-w", "--tool", "codex", "write f.txt run "+strconv.Itoa(i)+"; echo done")
+			out, err := c.Output()
+			var res struct {
+				SessionID string `json:"session_id"`
+			}
+			if err != nil || json.Unmarshal(out, &res) != nil {
+				t.Errorf("run %d: %v %s", i, err, out)
+				return
+			}
+			ids[i] = res.SessionID
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	unchanged()
+	snapshots := map[string]bool{}
+	for i, id := range ids {
+		ws := e.state(id).Workspace
+		if ws == nil || !ws.Recorded {
+			t.Fatalf("run %d: workspace %+v", i, ws)
+		}
+		snapshots[gitIn(t, proj, "rev-parse", ws.Snapshot+"^{tree}")] = true
+		if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != fmt.Sprintf("run %d\n", i) {
+			t.Errorf("run %d: f.txt on %s is %q", i, ws.Branch, got)
+		}
+		if got := gitIn(t, proj, "diff", "--name-only", ws.Snapshot, ws.Head); got != "f.txt\n" {
+			t.Errorf("run %d changed %q", i, got)
+		}
+	}
+	if len(snapshots) != 1 {
+		t.Errorf("the runs started from %d different trees", len(snapshots))
+	}
+}
+
+// A supervisor SIGKILLed while its agent works still leaves the change
+// committed: the next csa command that reconciles the session records it.
+func TestWorktreeSupervisorKilled(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	pidfile := filepath.Join(e.dir, "agent.pid")
+	c := e.cmd("run", "-w", "--tool", "codex", "write f.txt before the kill; pidfile "+pidfile+"; sleep 60s")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := strconv.Atoi(waitFile(t, pidfile))
+	e.waitRunning()
+	c.Process.Kill()
+	c.Wait()
+	waitDead(t, agent)
+
+	rows := e.ps()
+	if len(rows) != 1 || rows[0].State != "crashed" {
+		t.Fatalf("want one crashed session, got %+v", rows)
+	}
+	ws := e.state(rows[0].ID).Workspace
+	if ws == nil || !ws.Recorded || ws.Dir != "" || ws.Files != 1 {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != "before the kill\n" {
+		t.Errorf("f.txt on the branch: %q", got)
+	}
+	unchanged()
+}
+
+// A run inside a worktree run works in its parent's worktree, even with
+// defaults.worktree on, unless it asks for one itself.
+func TestWorktreeNestedRun(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	cfg := filepath.Join(e.dir, "cfg", "config.toml")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, append([]byte("[defaults]\nworktree = true\n"), b...), 0o600)
+	out := e.csa(0, "run", "--json", "--tool", "codex", "write parent.txt p; csa run --tool codex 'write child.txt c; echo c'; echo done")
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	unchanged()
+	ws := e.state(res.SessionID).Workspace
+	if ws == nil || !ws.Recorded {
+		t.Fatalf("parent's workspace %+v", ws)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":child.txt"); got != "c\n" {
+		t.Errorf("child.txt on the parent's branch: %q", got)
+	}
+	for _, r := range e.ps() {
+		if r.ID != res.SessionID {
+			if child := e.state(r.ID); child.Workspace != nil {
+				t.Errorf("the nested run made a worktree of its own: %+v", child.Workspace)
+			}
+		}
+	}
+}
