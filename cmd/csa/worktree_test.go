@@ -248,3 +248,44 @@ func TestWorktreeNestedRun(t *testing.T) {
 		}
 	}
 }
+
+// --keep-worktree keeps the folder once the change is recorded; csa gc
+// removes it (and git's entry for it) and keeps the branch.
+func TestWorktreeKeptThenCollected(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	out := e.csa(0, "run", "--json", "-w", "--keep-worktree", "--tool", "codex", "write f.txt kept; echo done")
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	ws := e.state(res.SessionID).Workspace
+	if ws == nil || !ws.Recorded || !ws.Keep || ws.Dir == "" {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws.Dir, "f.txt")); err != nil || string(b) != "kept\n" {
+		t.Fatalf("the kept worktree's f.txt: %q %v", b, err)
+	}
+	if !strings.Contains(gitIn(t, proj, "worktree", "list"), ws.Dir) {
+		t.Fatal("git does not list the kept worktree")
+	}
+	var gc struct {
+		Worktrees []struct{ Path, Reason string } `json:"worktrees"`
+	}
+	if err := json.Unmarshal([]byte(e.csa(0, "gc", "--json")), &gc); err != nil || len(gc.Worktrees) != 1 || gc.Worktrees[0].Path != ws.Dir {
+		t.Fatalf("gc: %v %+v", err, gc)
+	}
+	if _, err := os.Stat(ws.Dir); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+	if strings.Contains(gitIn(t, proj, "worktree", "list"), ws.Dir) {
+		t.Error("git still lists the worktree")
+	}
+	if after := e.state(res.SessionID).Workspace; after.Dir != "" || after.Head != ws.Head {
+		t.Errorf("after gc: %+v", after)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != "kept\n" {
+		t.Errorf("the branch lost the change: %q", got)
+	}
+	unchanged()
+}

@@ -46,7 +46,12 @@ lists it under cgroups_kept, with the reason).
 So are a cluster worker's scratch trees (STATE_DIR/cluster-trees) that it left
 behind: one no run started in after 10 minutes, any other (its worker lost, or
 kept because its diff could not be stored) when older than the age limit;
-never one a live run works in (--json: scratch_trees).`,
+never one a live run works in (--json: scratch_trees).
+
+And the worktree folders of ended csa run --worktree sessions whose change is
+committed on their branch (--keep-worktree ones included) or whose session is
+gone, then git worktree prune in their repositories; a branch is never deleted,
+nor a folder whose change is not recorded yet (--json: worktrees).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ageSet = cmd.Flags().Changed("max-age-days")
@@ -103,6 +108,7 @@ func Run(ctx context.Context, o *Options) error {
 		stores = append(stores, s)
 	}
 	var items []Item
+	var worktrees []Tree
 	var errs []error
 	for _, s := range stores {
 		found, err := o.collect(ctx, s, cutoff)
@@ -119,12 +125,15 @@ func Run(ctx context.Context, o *Options) error {
 			}
 			items = append(items, it)
 		}
+		wts, werrs := o.collectWorktrees(ctx, s)
+		worktrees = append(worktrees, wts...)
+		errs = append(errs, werrs...)
 	}
 	groups, kept, gerrs := o.collectGroups()
 	errs = append(errs, gerrs...)
 	trees, terrs := o.collectTrees(cutoff)
 	errs = append(errs, terrs...)
-	if err := o.print(items, groups, kept, trees); err != nil {
+	if err := o.print(items, groups, kept, trees, worktrees); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
@@ -261,7 +270,7 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees []Tree) error {
+func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, worktrees []Tree) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
@@ -275,8 +284,11 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees []Tr
 		if trees == nil {
 			trees = []Tree{}
 		}
+		if worktrees == nil {
+			worktrees = []Tree{}
+		}
 		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept,
-			"scratch_trees": trees})
+			"scratch_trees": trees, "worktrees": worktrees})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -290,6 +302,9 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees []Tr
 	}
 	for _, t := range trees {
 		fmt.Fprintf(o.F.IO.Out, "%s scratch tree %s (%s)\n", verb, t.Path, t.Reason)
+	}
+	for _, t := range worktrees {
+		fmt.Fprintf(o.F.IO.Out, "%s worktree %s (%s)\n", verb, t.Path, t.Reason)
 	}
 	for _, k := range kept {
 		// A live run's group is nothing to report; processes that no
