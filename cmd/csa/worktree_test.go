@@ -138,6 +138,15 @@ func TestWorktreeRefusedOutsideGit(t *testing.T) {
 	if rows := e.ps(); len(rows) != 0 {
 		t.Errorf("sessions made: %+v", rows)
 	}
+	// A repository with no commit has no HEAD to branch from.
+	gitIn(t, filepath.Join(e.dir, "proj"), "init", "-q")
+	out, err = e.cmd("run", "-w", "--tool", "codex", "echo hi").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "no commit yet") {
+		t.Fatalf("in a repository with no commit: %v\n%s", err, out)
+	}
+	if rows := e.ps(); len(rows) != 0 {
+		t.Errorf("sessions made: %+v", rows)
+	}
 }
 
 // Eight runs at once editing the same file differently: each branch holds
@@ -286,6 +295,23 @@ func TestWorktreeKeptThenCollected(t *testing.T) {
 	}
 	if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != "kept\n" {
 		t.Errorf("the branch lost the change: %q", got)
+	}
+	unchanged()
+}
+
+// A detached worktree run: its background supervisor records the change
+// before the state that ends the run, so `csa wait` sees it recorded.
+func TestWorktreeDetached(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	id := strings.TrimSpace(e.csa(0, "run", "-d", "-w", "--tool", "codex", "write sub.txt detached; echo done"))
+	e.csa(0, "wait", id)
+	ws := e.state(id).Workspace
+	if ws == nil || !ws.Recorded || ws.Dir != "" || ws.Files != 1 {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":sub.txt"); got != "detached\n" {
+		t.Errorf("sub.txt on the branch: %q", got)
 	}
 	unchanged()
 }

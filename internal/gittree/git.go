@@ -22,7 +22,7 @@ import (
 var ErrNotRepo = errors.New("not inside a git work tree")
 
 // ErrNoCommit: the repository has no commit to start from.
-var ErrNoCommit = errors.New("the repository has no commit yet: a remote run starts from HEAD (commit something first)")
+var ErrNoCommit = errors.New("the repository has no commit yet: a remote or worktree run starts from HEAD (commit something first)")
 
 // Git runs the git program with an environment.
 type Git struct {

@@ -252,7 +252,7 @@ func (j *job) prepare(ctx context.Context, req *runner.Request, resume string) (
 	} else {
 		r, err = runner.Prepare(ctx, j.store, *req, j.f.Now())
 		if errors.Is(err, gittree.ErrNoCommit) {
-			err = cmdutil.Usagef("--worktree: %v", err)
+			err = cmdutil.Usagef("--worktree: %v", err) // exit 2, as outside a repository
 		}
 	}
 	if err != nil {
