@@ -121,6 +121,10 @@ func TestWorktreeRun(t *testing.T) {
 	if table := e.csa(0, "ps"); !strings.Contains(table, ws.Branch) || !strings.Contains(table, "3 files +3 -1") {
 		t.Errorf("ps:\n%s", table)
 	}
+	if text := e.csa(0, "inspect", res.SessionID); !strings.Contains(text, "[workspace]") ||
+		!strings.Contains(text, fmt.Sprintf("branch = '%s'", ws.Branch)) || !strings.Contains(text, "insertions = 3") {
+		t.Errorf("inspect:\n%s", text)
+	}
 }
 
 // Outside a git work tree a worktree run is refused with exit 2, the
