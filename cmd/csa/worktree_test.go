@@ -319,3 +319,38 @@ func TestWorktreeDetached(t *testing.T) {
 	}
 	unchanged()
 }
+
+// An interactive worktree run (csa run -i -w): the agent in its pane works
+// in the worktree, and its change is recorded when the session is killed.
+func TestWorktreeInteractive(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	out := e.csa(0, "run", "-i", "-w", "--json", "--tool", "gemini-cli", "write pane.txt from the pane")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.cmd("kill", res.SessionID).Run() })
+	ws := e.state(res.SessionID).Workspace
+	if ws == nil || ws.Dir == "" {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if got := waitFile(t, filepath.Join(ws.Dir, "pane.txt")); got != "from the pane\n" {
+		t.Fatalf("pane.txt in the worktree: %q", got)
+	}
+	e.csa(0, "kill", res.SessionID)
+	e.csa(1, "wait", res.SessionID) // exit 1: the session did not complete
+	ws = e.state(res.SessionID).Workspace
+	if !ws.Recorded || ws.Dir != "" || ws.Files != 1 {
+		t.Fatalf("workspace after the kill %+v", ws)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":pane.txt"); got != "from the pane\n" {
+		t.Errorf("pane.txt on the branch: %q", got)
+	}
+	unchanged()
+}

@@ -42,6 +42,11 @@ func PrepareInteractive(ctx context.Context, store *session.Store, req Request, 
 	if err != nil {
 		return nil, err
 	}
+	if err := makeWorkspace(ctx, store, st, &req); err != nil {
+		h.Release()
+		store.Remove(st.ID)
+		return nil, err
+	}
 	dir := store.Dir(st.ID)
 	var prelude []runhooks.Result
 	if req.Hooks != nil {
@@ -66,6 +71,7 @@ func PrepareInteractive(ctx context.Context, store *session.Store, req Request, 
 	}
 	if err != nil {
 		h.Release()
+		dropWorkspace(req, st)
 		store.Remove(st.ID)
 		return nil, err
 	}
@@ -106,6 +112,7 @@ func PrepareInteractive(ctx context.Context, store *session.Store, req Request, 
 	errs = append(errs, store.Save(st), interactive.AddToIndex(store.Root(), st.ID))
 	if err := errors.Join(errs...); err != nil {
 		h.Release()
+		dropWorkspace(req, st)
 		store.Remove(st.ID)
 		return nil, fmt.Errorf("prepare interactive session: %w", err)
 	}

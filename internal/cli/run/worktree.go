@@ -26,8 +26,6 @@ func (j *job) worktree(ctx context.Context, tool string) (bool, error) {
 		return false, nil
 	case o.Session != "":
 		return false, cmdutil.Usagef("--worktree makes a new session: a continued session works where it did")
-	case o.Interactive:
-		return false, cmdutil.Usagef("--worktree is not available with -i yet")
 	}
 	err := workspace.Check(ctx, &gittree.Git{Env: gittree.Clean(j.f.Environ())}, j.cwd)
 	if errors.Is(err, gittree.ErrNotRepo) {
