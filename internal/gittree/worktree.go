@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
 )
 
 // Identity names the author and committer of the commits csa makes, so
@@ -18,14 +16,10 @@ func (id Identity) env() []string {
 		"GIT_COMMITTER_NAME=" + id.Name, "GIT_COMMITTER_EMAIL=" + id.Email}
 }
 
-// commit records tree on top of parent with message, unsigned (a signing
-// program could ask for a passphrase nobody is there to give).
+// commit records tree on top of parent with message, by who (git
+// commit-tree signs nothing unless asked, whatever commit.gpgSign says).
 func (g *Git) commit(ctx context.Context, dir, tree, parent string, message []byte, who Identity) (string, error) {
-	out, err := g.run(ctx, dir, message, who.env(), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-")
-	if err != nil {
-		return "", err
-	}
-	return line(out), nil
+	return g.CommitTree(ctx, dir, tree, []string{parent}, string(message), who.env())
 }
 
 // ErrBranchExists: every branch name offered is taken.
@@ -112,28 +106,17 @@ func (g *Git) PruneWorktrees(ctx context.Context, repo string) error {
 // Stat is the size of a change.
 type Stat struct{ Files, Insertions, Deletions int }
 
-var shortstat = regexp.MustCompile(`(\d+) (file|insertion|deletion)`)
-
-// DiffStat is the size of the change from commit a to commit b.
-func (g *Git) DiffStat(ctx context.Context, repo, a, b string) (Stat, error) {
-	var st Stat
-	// In English whatever the locale: the words are parsed.
-	out, err := g.run(ctx, repo, nil, []string{"LC_ALL=C"}, "diff", "--shortstat", "--no-ext-diff", "--no-textconv", a, b)
-	if err != nil {
-		return st, err
+// ChangeSize is the size of the change from commit a to commit b: the
+// paths it touches (a rename is two) and their lines added and deleted (a
+// binary file has none).
+func (g *Git) ChangeSize(ctx context.Context, repo, a, b string) (Stat, error) {
+	files, err := g.Numstat(ctx, repo, a, b)
+	st := Stat{Files: len(files)}
+	for _, f := range files {
+		st.Insertions += f.Added
+		st.Deletions += f.Deleted
 	}
-	for _, m := range shortstat.FindAllStringSubmatch(string(out), -1) {
-		n, _ := strconv.Atoi(m[1])
-		switch m[2] {
-		case "file":
-			st.Files = n
-		case "insertion":
-			st.Insertions = n
-		case "deletion":
-			st.Deletions = n
-		}
-	}
-	return st, nil
+	return st, err
 }
 
 // DeleteBranch deletes branch of repo, merged or not: only for a branch

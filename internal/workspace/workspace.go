@@ -113,7 +113,7 @@ func Record(ctx context.Context, g *gittree.Git, store *session.Store, st *sessi
 	if err != nil {
 		return fmt.Errorf("record the run's change on %s: %w", ws.Branch, err)
 	}
-	stat, err := g.DiffStat(ctx, ws.Repo, ws.Snapshot, head)
+	stat, err := g.ChangeSize(ctx, ws.Repo, ws.Snapshot, head)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/apply"
 	"github.com/csa-dev/csa/internal/cli/attach"
 	"github.com/csa-dev/csa/internal/cli/batch"
+	"github.com/csa-dev/csa/internal/cli/change"
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cli/configcmd"
@@ -82,6 +83,9 @@ var commands = []struct {
 	{"cluster", clustercmd.NewCmd},
 	{"worker", clustercmd.NewWorkerCmd},
 	{"apply", apply.NewCmd},
+	{"diff", change.NewDiffCmd},
+	{"branch", change.NewBranchCmd},
+	{"merge", change.NewMergeCmd},
 	{"__supervise", supervise.NewCmd},
 	{"__pane", pane.NewCmd},
 	{"__hook", pane.NewHookCmd},

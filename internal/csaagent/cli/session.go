@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -258,6 +259,11 @@ func (s *session) close() {
 	s.subagents.Close()
 	s.hooks.Close()
 	s.env.Jobs.KillAll()
+	// The session's temporary folder goes when nothing was kept in it
+	// (spilled output stays for whoever was told its path): one was left
+	// empty a session.
+	_ = os.Remove(filepath.Join(s.env.SpillDir, "jobs"))
+	_ = os.Remove(s.env.SpillDir)
 	s.mcp.Close()
 	s.conv.Close()
 	if err := s.transcript.Close(); err != nil {

@@ -1,0 +1,130 @@
+package change
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/takeback"
+)
+
+// mergedView is one change of csa merge --json's answer.
+type mergedView struct {
+	SessionID string `json:"session_id"`
+	Branch    string `json:"branch"`
+	Status    string `json:"status"`           // merged or blocked
+	Commit    string `json:"commit,omitempty"` // merged: the commit it made
+	// Paths conflict with the current branch (with the changes merged
+	// before it in a queue); empty when merged.
+	Paths []string `json:"paths"`
+}
+
+// mergeView is csa merge --json's answer.
+type mergeView struct {
+	Strategy takeback.Strategy `json:"strategy"`
+	From     string            `json:"from"` // the branch's commit before
+	To       string            `json:"to"`   // and after
+	Results  []mergedView      `json:"results"`
+	RawBytes map[string]string `json:"raw_bytes,omitempty"`
+}
+
+// NewMergeCmd builds `csa merge`.
+func NewMergeCmd(f *cmdutil.Factory) *cobra.Command {
+	var squash, rebase, queue bool
+	cmd := &cobra.Command{
+		Use:   "merge ID [--squash | --rebase] | merge --queue ID...",
+		Short: "Merge a worktree run's change into the current branch",
+		Long: `Merge what a run in a worktree of its own (csa run --worktree) changed into
+the current branch: only the run's own change, never the commit that carried
+the caller's uncommitted changes to it. By default a merge commit, --squash one
+new commit, --rebase the run's commits replayed; the run's author and message
+are kept. The result is made with git merge-tree before the work tree is
+touched: a change that conflicts leaves nothing half-merged (its paths are
+listed), and local changes git would not overwrite refuse the whole merge.
+--queue merges several runs' changes one at a time in the order given, each
+checked against the result so far: the clean ones are merged, the blocked ones
+reported with their conflicting paths.
+Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
+(not in a git work tree, local changes in the way), 3 a session has no change
+(it ran in the caller's tree, or has not ended).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || (!queue && len(args) > 1) {
+				return cmdutil.Usagef("give one session id, or several with --queue (see `csa merge --help`)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			g := Git(f)
+			if err := InWorkTree(ctx, g, "merge"); err != nil {
+				return err
+			}
+			var changes []*takeback.Change
+			for _, a := range args {
+				c, err := Local(ctx, f, a)
+				if err != nil {
+					return err
+				}
+				changes = append(changes, c)
+			}
+			s := takeback.Merge
+			if squash {
+				s = takeback.Squash
+			} else if rebase {
+				s = takeback.Rebase
+			}
+			o, err := takeback.MergeQueue(ctx, g, ".", changes, s)
+			if err != nil {
+				return dirty(err)
+			}
+			if err := printMerge(f, s, o, queue); err != nil {
+				return err
+			}
+			if o.Blocked() {
+				return &cmdutil.Silent{Exit: cmdutil.ExitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&squash, "squash", false, "the change as one new commit")
+	cmd.Flags().BoolVar(&rebase, "rebase", false, "the run's commits replayed on the current branch")
+	cmd.Flags().BoolVar(&queue, "queue", false, "merge several runs' changes one at a time, in the order given")
+	cmd.MarkFlagsMutuallyExclusive("squash", "rebase")
+	return cmd
+}
+
+func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, queue bool) error {
+	if f.JSON {
+		v := &mergeView{Strategy: s, From: o.From, To: o.To, Results: []mergedView{}}
+		for _, r := range o.Results {
+			paths := r.Paths
+			if paths == nil {
+				paths = []string{}
+			}
+			v.Results = append(v.Results, mergedView{SessionID: r.Change.SessionID, Branch: r.Change.Branch,
+				Status: r.Status, Commit: r.Commit, Paths: paths})
+		}
+		return printJSON(f, v)
+	}
+	for _, r := range o.Results {
+		if r.Status == takeback.Merged {
+			fmt.Fprintf(f.IO.Out, "%s: merged (%s) as %s\n", r.Change.SessionID, quoted(r.Change.Branch), short(r.Commit))
+			continue
+		}
+		what := "conflicts with the current branch; nothing of it was merged"
+		if queue {
+			what = "blocked: it conflicts with the branch and the changes merged before it"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "csa merge: %s %s. Conflicting paths:\n  %s\n", r.Change.SessionID, what, strings.Join(quotedAll(r.Paths), "\n  "))
+	}
+	return nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
