@@ -354,3 +354,63 @@ func TestWorktreeInteractive(t *testing.T) {
 	}
 	unchanged()
 }
+
+// Worktree runs and the commands that take their change back (csa apply,
+// csa merge): the change of one applies to the caller's tree, a second
+// one's conflicting change exits 1 and leaves the tree as it was, and a
+// third one's merges.
+func TestWorktreeRunsTakenBack(t *testing.T) {
+	e := newEnv(t)
+	proj := filepath.Join(e.dir, "proj")
+	gitIn(t, proj, "init", "-q", "-b", "main")
+	// csa merge commits as the user (HOME is the test's own).
+	gitIn(t, proj, "config", "user.name", "u")
+	gitIn(t, proj, "config", "user.email", "u@u")
+	os.WriteFile(filepath.Join(proj, "f.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	gitIn(t, proj, "add", ".")
+	gitIn(t, proj, "commit", "-q", "-m", "base")
+	ids := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, script := range map[string]string{
+		"a": "write f.txt one by a; echo done", "b": "write f.txt one by b; echo done", "c": "write c.txt by c; echo done",
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := e.cmd("run", "-w", "--json", "--tool", "codex", script).Output()
+			var res struct {
+				SessionID string `json:"session_id"`
+			}
+			if err != nil || json.Unmarshal(out, &res) != nil {
+				t.Errorf("run %s: %v %s", name, err, out)
+			}
+			mu.Lock()
+			ids[name] = res.SessionID
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	e.csa(0, "apply", ids["a"])
+	if b, _ := os.ReadFile(filepath.Join(proj, "f.txt")); string(b) != "one by a\n" {
+		t.Fatalf("f.txt after applying a: %q", b)
+	}
+	gitIn(t, proj, "commit", "-q", "-am", "a's change")
+	e.csa(1, "apply", ids["b"])
+	if b, _ := os.ReadFile(filepath.Join(proj, "f.txt")); string(b) != "one by a\n" {
+		t.Errorf("a conflicting apply changed f.txt: %q", b)
+	}
+	if st := gitIn(t, proj, "status", "--porcelain"); st != "" {
+		t.Errorf("a conflicting apply left changes:\n%s", st)
+	}
+	e.csa(0, "merge", ids["c"])
+	if got := gitIn(t, proj, "show", "HEAD:c.txt"); got != "by c\n" {
+		t.Errorf("c.txt after the merge: %q", got)
+	}
+	if got := gitIn(t, proj, "show", "HEAD:f.txt"); got != "one by a\n" {
+		t.Errorf("f.txt after the merge: %q", got)
+	}
+}
