@@ -34,7 +34,8 @@ func TestDocsSessionFiles(t *testing.T) {
 		spec      = "a detached or interactive run"
 		detached  = "a detached run"
 		killed    = "a run `csa kill` was asked to stop"
-		knownRows = 7
+		worktree  = "a worktree run (`csa run -w`)"
+		knownRows = 8
 	)
 	if len(when) != knownRows {
 		t.Fatalf("the Sessions table names %d cases, this test knows %d: %v", len(when), knownRows, when)
@@ -90,6 +91,14 @@ func TestDocsSessionFiles(t *testing.T) {
 	e.csa(0, "kill", id)
 	e.csa(1, "wait", id) // killed: ended, not completed
 	check("a detached run killed, long prompt", dirOf(id), files(always, started, prompt, spec, detached, killed))
+
+	proj := filepath.Join(e.dir, "proj")
+	gitIn(t, proj, "init", "-q")
+	gitIn(t, proj, "commit", "-q", "--allow-empty", "-m", "base")
+	if err := json.Unmarshal([]byte(e.csa(0, "run", "--json", "-w", "--tool", "codex", "echo hi")), &run); err != nil {
+		t.Fatal(err)
+	}
+	check("a worktree run, short prompt", dirOf(run.SessionID), files(always, started, worktree))
 }
 
 // TestDocsMCPEnabledDefault: the MCP page gives mcp.enabled's default as
