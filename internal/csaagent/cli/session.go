@@ -117,7 +117,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: s.transcript.Path(),
 		SubagentTranscript: s.transcript.SubagentPath,
 		Cwd:                sio.Cwd, ProjectDir: project, Mode: func() string { return string(s.policy.Mode()) },
-		Environ: os.Environ(), Stderr: sio.Stderr})
+		Environ: os.Environ(), Stderr: sio.Stderr, Wakeable: o.repl})
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +216,7 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 }
 
 func (s *session) close() {
+	s.hooks.Settle()
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
 	s.hooks.Close()
