@@ -91,6 +91,7 @@ func Run(ctx context.Context, args []string, sio IO) int {
 			return exitUsage
 		}
 	}
+	o.repl = !o.print
 	s, err := open(ctx, o, sio)
 	if err != nil {
 		var ue usageError

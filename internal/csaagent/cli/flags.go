@@ -13,7 +13,10 @@ import (
 // options are csa-agent's flags, the same names as Claude Code's where they
 // mean the same, so a caller that drives one drives the other.
 type options struct {
-	print          bool
+	print bool
+	// repl: the session is the REPL's, which goes on after a turn (set
+	// by Run, not a flag).
+	repl           bool
 	outputFormat   string
 	verbose        bool
 	partial        bool

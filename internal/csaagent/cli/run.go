@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -79,25 +80,50 @@ func (s *session) turn(ctx context.Context, input, send string, allow []perm.Rul
 	return out
 }
 
+// wake runs a turn on an asyncRewake hook's notice: no prompt of the
+// user's, so no UserPromptSubmit hooks, as in Claude Code.
+func (s *session) wake(ctx context.Context, notice string) {
+	if out := s.agent.Run(ctx, llm.UserText(notice)); out.End != loop.EndDone {
+		s.hooks.StopAfter(ctx, out.Text)
+	}
+}
+
 // repl reads a line at a time. Ctrl-C interrupts the turn in progress and
 // keeps the conversation; at the prompt it exits, as does end of input.
 // It closes the session it ends with (/clear starts new ones).
 func (s *session) repl(ctx context.Context, first string) int {
 	defer func() { s.close() }()
-	in := bufio.NewScanner(s.io.Stdin)
-	in.Buffer(make([]byte, 64<<10), 16<<20)
+	lines := readLines(s.io.Stdin)
 	next := first
+	prompted := false
 	for {
 		if next == "" {
-			s.showStatus(ctx)
-			fmt.Fprint(s.io.Stderr, "> ")
-			if !in.Scan() {
-				fmt.Fprintln(s.io.Stderr)
-				s.endReason = "prompt_input_exit"
-				return exitOK
+			if !prompted {
+				s.showStatus(ctx)
+				fmt.Fprint(s.io.Stderr, "> ")
+				prompted = true
 			}
-			next = strings.TrimSpace(in.Text())
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					fmt.Fprintln(s.io.Stderr)
+					s.endReason = "prompt_input_exit"
+					return exitOK
+				}
+				next = strings.TrimSpace(l)
+			case <-s.hooks.Woken():
+				// An asyncRewake hook woke the model: its notice is
+				// the next turn's message, as in Claude Code.
+				for _, notice := range s.hooks.Wakes() {
+					tctx, cancel := turnContext(ctx)
+					s.wake(tctx, notice)
+					cancel()
+				}
+				prompted = false
+				continue
+			}
 		}
+		prompted = false
 		line := next
 		next = ""
 		switch {
@@ -154,4 +180,19 @@ func (s *session) compactNow(ctx context.Context, instructions string) bool {
 	}
 	fmt.Fprintln(s.io.Stderr, "compacted")
 	return true
+}
+
+// readLines sends stdin's lines as they come, and closes at its end: the
+// REPL waits for them and for its hooks at once.
+func readLines(r io.Reader) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		in := bufio.NewScanner(r)
+		in.Buffer(make([]byte, 64<<10), 16<<20)
+		for in.Scan() {
+			out <- in.Text()
+		}
+	}()
+	return out
 }

@@ -134,7 +134,7 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	s.hooks, err = hooks.New(settings, hooks.Options{SessionID: s.id, TranscriptPath: s.transcript.Path(),
 		SubagentTranscript: s.transcript.SubagentPath,
 		Cwd:                sio.Cwd, ProjectDir: here, Mode: func() string { return string(s.policy.Mode()) },
-		Environ: os.Environ(), Stderr: sio.Stderr})
+		Environ: os.Environ(), Stderr: sio.Stderr, Wakeable: o.repl})
 	if err != nil {
 		return nil, err
 	}
@@ -255,6 +255,7 @@ func (s *session) openStore(model string) (history []llm.Message, err error) {
 }
 
 func (s *session) close() {
+	s.hooks.Settle()
 	s.hooks.SessionEnd(context.Background(), firstOf(s.endReason, "other"))
 	s.subagents.Close()
 	s.hooks.Close()

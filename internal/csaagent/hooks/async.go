@@ -17,6 +17,12 @@ type background struct {
 
 	mu   sync.Mutex
 	said []string // systemMessage and additionalContext of finished hooks
+
+	// The asyncRewake hooks (rewake.go): those running, the notices of
+	// those that woke the model, and a signal that one is waiting.
+	rewakes sync.WaitGroup
+	wakes   []string
+	woke    chan struct{}
 }
 
 // startAsync runs c in the background: nothing waits for it, and its

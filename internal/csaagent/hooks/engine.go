@@ -35,6 +35,10 @@ type Options struct {
 	Environ []string
 	// Stderr shows the user what hooks report (errors, systemMessage).
 	Stderr io.Writer
+	// Wakeable: the session goes on after a turn (the REPL), so an
+	// asyncRewake hook runs in the background and may wake the model;
+	// false in -p, where Claude Code runs those hooks like any other.
+	Wakeable bool
 }
 
 // Engine runs a session's hooks. A nil or empty engine runs nothing.
@@ -67,6 +71,7 @@ func New(s Settings, o Options) (*Engine, error) {
 	o.Environ = append(append([]string(nil), o.Environ...), "CLAUDE_PROJECT_DIR="+o.ProjectDir)
 	e := &Engine{o: o, byEvent: map[string][]group{}, started: map[string]time.Time{}}
 	e.bg.ctx, e.bg.stop = context.WithCancel(context.Background())
+	e.bg.woke = make(chan struct{}, 1)
 	for ev, groups := range s {
 		for _, g := range groups {
 			m, _ := compileMatcher(g.Matcher) // checked above
@@ -118,9 +123,12 @@ func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who
 	}
 	var waited []Command
 	for _, c := range cmds {
-		if c.Async {
+		switch {
+		case c.AsyncRewake && c.backgrounded(e.o.Wakeable):
+			e.startRewake(event, subject, c, body)
+		case c.Async:
 			e.startAsync(event, c, body)
-		} else {
+		default:
 			waited = append(waited, c)
 		}
 	}
@@ -154,7 +162,7 @@ func (e *Engine) matching(event, subject string, cond func(string) bool) []Comma
 	var out []Command
 	type identity struct {
 		command, cond, env string
-		async              bool
+		async, rewake      bool
 	}
 	seen := map[identity]bool{}
 	for _, g := range e.byEvent[event] {
@@ -165,7 +173,7 @@ func (e *Engine) matching(event, subject string, cond func(string) bool) []Comma
 			if c.If != "" && (cond == nil || !cond(c.If)) {
 				continue
 			}
-			key := identity{c.Command, c.If, strings.Join(c.Env, "\x00"), c.Async}
+			key := identity{c.Command, c.If, strings.Join(c.Env, "\x00"), c.Async, c.AsyncRewake}
 			if !seen[key] {
 				seen[key] = true
 				out = append(out, c)

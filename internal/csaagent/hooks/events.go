@@ -66,7 +66,11 @@ func (e *Engine) AfterTool(ctx context.Context, c loop.Call, res tool.Result) lo
 	}
 	a := e.fireIf(ctx, event, c.Tool.Name(), c.Who, f, &c)
 	var out loop.Aftermath
-	out.Context = join(append(append(a.reasons, a.context...), e.asyncSaid()...))
+	said := append(append(a.reasons, a.context...), e.asyncSaid()...)
+	if c.Who.ID == "" { // the notices are the main agent's, as in Claude Code
+		said = append(said, e.midTurnWakes()...)
+	}
+	out.Context = join(said)
 	if a.stop {
 		out.Stop = join(a.stopReasons)
 	}

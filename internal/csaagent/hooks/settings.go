@@ -64,6 +64,14 @@ type Command struct {
 	// (systemMessage, additionalContext) reaches the model on a later
 	// turn. Those still running when the session ends are killed.
 	Async bool `json:"async,omitempty" toml:"async"`
+	// AsyncRewake hooks run in the background where the session goes on
+	// after a turn (the REPL), and in the foreground like any hook in -p,
+	// as in Claude Code; one that exits 2 in the background wakes the
+	// model with RewakeMessage (a prefix) and its output, RewakeSummary
+	// the notice's summary (see rewake.go).
+	AsyncRewake   bool   `json:"asyncRewake,omitempty" toml:"async_rewake"`
+	RewakeMessage string `json:"rewakeMessage,omitempty" toml:"rewake_message"`
+	RewakeSummary string `json:"rewakeSummary,omitempty" toml:"rewake_summary"`
 }
 
 // SettingsFiles are Claude Code's settings files that may hold hooks, in
