@@ -29,13 +29,15 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, headBlock)
 	var read strings.Builder
-	none := false // the first line opens no front matter
+	none := false   // the first line opens no front matter
+	closed := false // a line after the first holds "---"
 	for lines := 0; ; lines++ {
 		line, err := r.ReadString('\n')
 		if err != nil && err != io.EOF {
 			return "", "", err
 		}
 		read.WriteString(line)
+		closed = closed || lines > 0 && strings.Contains(line, "---")
 		text, eof := read.String(), err == io.EOF
 		none = none || lines == 0 && !opening.MatchString(text)
 		if eof || none {
@@ -48,7 +50,13 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		}
 		// The front matter ends at the first "---" and the body at once
 		// or after white space: what is read decides once the body's
-		// first line of text is read whole.
+		// first line of text is read whole. The pattern cannot match
+		// before a line after the opening one holds "---", and a blank
+		// line cannot be the first line of text: running it on every
+		// line made reading the heads quadratic.
+		if !closed || strings.TrimSpace(line) == "" {
+			continue
+		}
 		if m := pattern.FindStringSubmatchIndex(text); m != nil {
 			if first, done := firstTextLine(text[m[1]:]); done {
 				return text[m[2]:m[3]], first, nil

@@ -34,6 +34,11 @@ func TestReadHeadAgreesWithSplit(t *testing.T) {
 		"---\r\nname: x\r\n---\r\n\r\nbody\r\n",
 		"\ufeff---\nname: x\n---\nbody\n",
 		"--- x\nname: y\n---\nbody\n",
+		// Blank lines after the end, by JavaScript's \s or Go's.
+		"---\nname: x\n---\n\ufeff\n \u0085\n\u3000\n\n  text\nmore\n",
+		"---\nname: x\n---\n\n\ufefftitle\nmore\n",
+		"---\nname: x\n--- the end's line\nmore\n",
+		"---\nname: x\n\n---\n\n",
 	} {
 		path := filepath.Join(dir, "f.md")
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
