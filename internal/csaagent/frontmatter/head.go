@@ -37,7 +37,12 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 			return "", "", err
 		}
 		read.WriteString(line)
-		closed = closed || lines > 0 && strings.Contains(line, "---")
+		// after is what the line holds after the front matter's end,
+		// the line itself after the line of the end.
+		after := line
+		if i := strings.Index(line, "---"); !closed && lines > 0 && i >= 0 {
+			closed, after = true, line[i+3:]
+		}
 		text, eof := read.String(), err == io.EOF
 		none = none || lines == 0 && !opening.MatchString(text)
 		if eof || none {
@@ -51,10 +56,10 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		// The front matter ends at the first "---" and the body at once
 		// or after white space: what is read decides once the body's
 		// first line of text is read whole. The pattern cannot match
-		// before a line after the opening one holds "---", and a blank
-		// line cannot be the first line of text: running it on every
-		// line made reading the heads quadratic.
-		if !closed || strings.TrimSpace(line) == "" {
+		// before a line after the opening one holds "---", and a line
+		// blank after the end cannot be the first line of text: running
+		// it on every line made reading the heads quadratic.
+		if !closed || strings.TrimSpace(after) == "" {
 			continue
 		}
 		if m := pattern.FindStringSubmatchIndex(text); m != nil {

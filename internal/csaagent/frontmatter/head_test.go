@@ -39,6 +39,9 @@ func TestReadHeadAgreesWithSplit(t *testing.T) {
 		"---\nname: x\n---\n\n\ufefftitle\nmore\n",
 		"---\nname: x\n--- the end's line\nmore\n",
 		"---\nname: x\n\n---\n\n",
+		"---\nname: x\n--- \u3000\n\ntext\n",
+		"---\nname: x\n---\ufeff\ntitle\nmore\n",
+		"---\nname: x\n------\ntitle\n",
 	} {
 		path := filepath.Join(dir, "f.md")
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
