@@ -62,7 +62,7 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		if !closed || strings.TrimSpace(after) == "" {
 			continue
 		}
-		if m := pattern.FindStringSubmatchIndex(text); m != nil {
+		if m := find(text); m != nil {
 			if first, done := firstTextLine(text[m[1]:]); done {
 				return text[m[2]:m[3]], first, nil
 			}

@@ -2,8 +2,10 @@ package frontmatter
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,5 +103,25 @@ func TestReadHeadReadsOnlyTheHead(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("ReadHead read past the body's first line: still waiting for the rest of the file")
+	}
+}
+
+// find, the pattern in parts, gives what the pattern gives, on texts
+// made of the characters it turns on.
+func TestFindIsThePattern(t *testing.T) {
+	parts := []string{"-", "---", "\n", " ", "\t", "\r\n", "\ufeff", "\u3000", "\u0085", "a", "name: x", "#"}
+	rng := rand.New(rand.NewPCG(25, 1))
+	for i := 0; i < 50000; i++ {
+		var b strings.Builder
+		if rng.IntN(4) > 0 {
+			b.WriteString("---")
+		}
+		for n := rng.IntN(16); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		if got, want := find(text), pattern.FindStringSubmatchIndex(text); !slices.Equal(got, want) {
+			t.Fatalf("%q: find %v, the pattern %v", text, got, want)
+		}
 	}
 }
