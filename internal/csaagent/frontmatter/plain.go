@@ -7,13 +7,14 @@ import (
 )
 
 // simpleKeys reads front matter made only of "key: value" lines whose
-// values are words: letters first, then letters, digits, spaces and
-// . , ; ( ) _ / + = - (so no quote, comment, list, mapping or YAML
-// indicator), none reading as a core schema null or bool. YAML reads such
-// lines as those strings, trailing spaces dropped; most agents and skills
-// hold nothing else, and a start reads dozens of them, which the YAML
-// parser takes 30 µs each to read. ok is false for anything else, which
-// the parser reads (TestSimpleKeysAreYAML: the two agree).
+// values are words or a flow list of words ("[file]"). A word starts with
+// a letter and holds letters, digits, spaces and . , ; ( ) _ / + = -, and
+// outside a list * and a colon not followed by a space ("Bash(git
+// status:*)"); none reads as a core schema null or bool. YAML reads such
+// lines as those strings, trailing spaces dropped; most agents, skills
+// and commands hold nothing else, and a start reads dozens of them, which
+// the YAML parser takes 30 µs each to read. ok is false for anything
+// else, which the parser reads (TestSimpleKeysAreYAML: the two agree).
 func simpleKeys(fm string) (keys map[string]Value, ok bool) {
 	keys = map[string]Value{}
 	for i, line := range strings.Split(fm, "\n") {
@@ -31,20 +32,60 @@ func simpleKeys(fm string) (keys map[string]Value, ok bool) {
 		for start < len(line) && line[start] == ' ' {
 			start++
 		}
-		v := strings.TrimRight(line[start:], " ")
-		if v == "" || !isLetter(v[0]) || strings.IndexFunc(v, notWordChar) >= 0 || resolvePlain(v) != "!!str" {
+		v, ok := simpleValue(strings.TrimRight(line[start:], " "), i+1, start+1)
+		if !ok {
 			return nil, false
 		}
-		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Line: i + 1, Column: start + 1}
-		keys[line[:k]] = Value{kind: text, s: v, node: node}
+		keys[line[:k]] = v
 	}
 	return keys, len(keys) > 0
+}
+
+// simpleValue reads a value of simpleKeys that starts at line and column
+// (YAML's, from 1).
+func simpleValue(s string, line, column int) (Value, bool) {
+	inner, isList := strings.CutPrefix(s, "[")
+	if !isList {
+		if !isWord(s, ":*") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
+			return Value{}, false
+		}
+		return Value{kind: text, s: s, node: &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line, Column: column}}, true
+	}
+	inner, closed := strings.CutSuffix(inner, "]")
+	if !closed {
+		return Value{}, false
+	}
+	node := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: line, Column: column}
+	v := Value{kind: list, node: node}
+	at := column + 1
+	for _, item := range strings.Split(inner, ",") {
+		lead := len(item) - len(strings.TrimLeft(item, " "))
+		word := strings.TrimSpace(item)
+		if !isWord(word, "") || strings.ContainsAny(word, ",") {
+			return Value{}, false
+		}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: word, Line: line, Column: at + lead}
+		node.Content = append(node.Content, n)
+		v.items = append(v.items, Value{kind: text, s: word, node: n})
+		at += len(item) + 1
+	}
+	return v, true
+}
+
+// isWord reports whether s is a word of simpleKeys, more holding the
+// characters allowed besides.
+func isWord(s, more string) bool {
+	if s == "" || !isLetter(s[0]) || resolvePlain(s) != "!!str" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x80 || !isKeyChar(byte(r)) && !strings.ContainsRune(" .,;()/+="+more, r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isKeyChar(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' }
-
-func notWordChar(r rune) bool {
-	return r >= 0x80 || !isKeyChar(byte(r)) && !strings.ContainsRune(" .,;()/+=", r)
-}

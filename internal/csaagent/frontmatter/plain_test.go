@@ -12,12 +12,13 @@ func TestSimpleKeysAreYAML(t *testing.T) {
 	keys := []string{"name", "description", "allowed-tools", "x_1", "model", "tools", "name", "description", "-k", "1", "a b", "#c", ""}
 	seps := []string{": ", ": ", ": ", ":  ", ":", " : ", ":\t", ": \t"}
 	words := []string{"Read", "Grep", " ", "  ", ",", ".", ";", "(", ")", "/", "+", "=", "-", "_", "1", "0x1F", "1e3",
-		"true", "False", "null", "Null", "NULL", "yes", "no", "n", "...", "Use it"}
+		"true", "False", "null", "Null", "NULL", "yes", "no", "n", "...", "Use it", "[", "]", "[file]", "[Read, Grep]",
+		"[ a ,b ]", "[x,]", "[]", "Bash(git status:*)", ":*", "a:b", "*", ":"}
 	others := []string{"~", "#", " #", ":", ": ", "'", "\"", "[", "]", "{", "}", "*", "&", "!", "|", ">", "%", "@", "`",
 		"é", "\t", "\r", "---", "?", "\u00a0"}
 	rng := rand.New(rand.NewPCG(25, 2))
-	read := 0
-	for i := 0; i < 200000; i++ {
+	read, lists := 0, 0
+	for i := 0; i < 400000; i++ {
 		var fm strings.Builder
 		for n := 1 + rng.IntN(4); n > 0; n-- {
 			if rng.IntN(8) == 0 {
@@ -57,14 +58,31 @@ func TestSimpleKeysAreYAML(t *testing.T) {
 		}
 		for k, w := range want {
 			g := got[k]
-			gn, wn := g.node, w.node
-			if g.kind != w.kind || g.s != w.s || gn.Kind != wn.Kind || gn.Tag != wn.Tag || gn.Value != wn.Value ||
-				gn.Style != wn.Style || gn.Line != wn.Line || gn.Column != wn.Column {
-				t.Fatalf("%q: key %q: simpleKeys %+v %+v, YAML %+v %+v", src, k, g, *gn, w, *wn)
+			if !sameValue(g, w) {
+				t.Fatalf("%q: key %q: simpleKeys %+v %+v, YAML %+v %+v", src, k, g, *g.node, w, *w.node)
+			}
+			if g.IsList() {
+				lists++
 			}
 		}
 	}
-	if read < 4000 {
-		t.Errorf("simpleKeys read %d of the texts: the test checks too little", read)
+	if read < 5000 || lists < 400 {
+		t.Errorf("simpleKeys read %d of the texts, %d lists: the test checks too little", read, lists)
 	}
+}
+
+// sameValue compares values and their nodes, a list's items too.
+func sameValue(g, w Value) bool {
+	gn, wn := g.node, w.node
+	if g.kind != w.kind || g.s != w.s || len(g.items) != len(w.items) || gn.Kind != wn.Kind || gn.Tag != wn.Tag ||
+		gn.Value != wn.Value || gn.Style != wn.Style || gn.Line != wn.Line || gn.Column != wn.Column ||
+		len(gn.Content) != len(wn.Content) {
+		return false
+	}
+	for i := range g.items {
+		if !sameValue(g.items[i], w.items[i]) || g.items[i].node != gn.Content[i] {
+			return false
+		}
+	}
+	return true
 }
