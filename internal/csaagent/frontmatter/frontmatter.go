@@ -2,7 +2,9 @@
 // markdown files (subagents, skills, commands) as Claude Code 2.1 reads
 // it: cut off by its own pattern, parsed as YAML 1.2 (Bun's parser there,
 // go.yaml.in/yaml/v3 here), retried once with unquoted values quoted, and
-// read as no keys at all when that fails too.
+// read as no keys at all when that fails too. Plain "key: words" lines,
+// most files' whole front matter, are read as YAML reads them without
+// the parser (simpleKeys), which costs a start 30 µs a file.
 package frontmatter
 
 import (
