@@ -22,7 +22,8 @@ import (
 // connects before its first request in -p). Before timing, one run must
 // show the model every skill, command, agent and memory file. With
 // $CSA_BENCH_AGENT_BASE naming another csa-agent (an earlier build, best
-// copied beside this one), its floor and set-up runs join each iteration.
+// copied beside this one), its floor and set-up runs (with and without
+// the MCP servers) join each iteration.
 func BenchmarkAgentStartLoaded(b *testing.B) {
 	srv, url := scriptedServer(b, agentScript)
 	base := filepath.Join(benchDir, "agent-start-loaded")
@@ -52,7 +53,7 @@ func BenchmarkAgentStartLoaded(b *testing.B) {
 	checkLoaded(b, set, func(url string) *exec.Cmd { return command(bin, home, proj, url)() })
 
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 25))
-	var floor, loaded, strict, added, baseFloor, baseLoaded []time.Duration
+	var floor, loaded, strict, added, baseFloor, baseLoaded, baseStrict []time.Duration
 	for i := 0; i < b.N; i++ {
 		var f, l time.Duration
 		runs := []func(){
@@ -67,7 +68,10 @@ func BenchmarkAgentStartLoaded(b *testing.B) {
 				func() {
 					baseFloor = append(baseFloor, firstRequest(b, srv, command(baseBin, floorHome, floorProj, url)))
 				},
-				func() { baseLoaded = append(baseLoaded, firstRequest(b, srv, command(baseBin, home, proj, url))) })
+				func() { baseLoaded = append(baseLoaded, firstRequest(b, srv, command(baseBin, home, proj, url))) },
+				func() {
+					baseStrict = append(baseStrict, firstRequest(b, srv, command(baseBin, home, proj, url, "--strict-mcp-config")))
+				})
 		}
 		shuffled(rng, runs...)
 		floor, loaded, added = append(floor, f), append(loaded, l), append(added, l-f)
@@ -87,8 +91,10 @@ func BenchmarkAgentStartLoaded(b *testing.B) {
 	if baseBin != "" {
 		bf50, bf90 := report(b, "base-floor", baseFloor)
 		bl50, bl90 := report(b, "base-loaded", baseLoaded)
-		record("agent-start-base", "  the set-up / the floor, "+baseBin,
-			fmt.Sprintf("p50 %.1f / %.1f ms, p90 %.1f / %.1f ms", ms(bl50), ms(bf50), ms(bl90), ms(bf90)), "info", "info")
+		bs50, bs90 := report(b, "base-loaded-no-mcp", baseStrict)
+		record("agent-start-base", "  the set-up / without MCP / the floor, "+baseBin,
+			fmt.Sprintf("p50 %.1f / %.1f / %.1f ms, p90 %.1f / %.1f / %.1f ms",
+				ms(bl50), ms(bs50), ms(bf50), ms(bl90), ms(bs90), ms(bf90)), "info", "info")
 	}
 	record("agent-start-pressure", "  CPU pressure avg60 at the end", cpuPressure(), "info", "info")
 }

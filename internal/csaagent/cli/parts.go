@@ -134,3 +134,24 @@ func fallbackModel(spec, session string, main llm.Provider, conf providers.Conf,
 	}
 	return c.Model, nil
 }
+
+// loaded is what a loader read, and what it could not.
+type loaded[T any] struct {
+	v   T
+	err error
+}
+
+// inBackground runs f on a goroutine of its own at once; the function it
+// returns waits for f's result, as often as it is called.
+func inBackground[T any](f func() T) func() T {
+	var v T
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v = f()
+	}()
+	return func() T {
+		<-done
+		return v
+	}
+}

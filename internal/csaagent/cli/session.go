@@ -111,6 +111,17 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 	// and CLAUDE_PROJECT_DIR name the working directory.
 	here := sio.Cwd
 	plugins := loadPlugins(o, sio, here)
+	// The agents and skills are read while the rest is set up: parsing
+	// their front matter is most of a start's reading.
+	agents := inBackground(func() loaded[[]subagent.Definition] {
+		defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"),
+			ProjectRoot: project, Cwd: sio.Cwd, Plugins: plugins})
+		return loaded[[]subagent.Definition]{defs, err}
+	})
+	skillSet := inBackground(func() loaded[*skills.Set] {
+		set, err := skills.LoadWith(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: project, Cwd: sio.Cwd}, plugins)
+		return loaded[*skills.Set]{set, err}
+	})
 	settings, err := loadHooks(o, cfg, config.Path(sio.Getenv), sio.Getenv("HOME"), here, plugins, sio)
 	if err != nil {
 		return nil, usageError{err}
@@ -170,24 +181,27 @@ func open(ctx context.Context, o *options, sio IO) (*session, error) {
 			Mode: string(s.policy.Mode()), ExternalImports: externalImports, Extra: extra, Style: style})
 	}
 	system := func(extra string) string { return styled(extra, nil) }
-	defs, err := subagent.Load(subagent.Sources{Managed: subagent.ManagedDir, Home: sio.Getenv("HOME"), ProjectRoot: project,
-		Cwd: sio.Cwd, Plugins: plugins})
-	if err != nil {
+	defs := agents()
+	if defs.err != nil {
 		// A broken definition leaves that one out; the others work.
-		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
+		fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", defs.err)
 	}
 	if o.agents != "" {
 		flagDefs, err := subagent.ParseFlag(o.agents)
 		if err != nil {
 			fmt.Fprintln(sio.Stderr, "csa-agent: subagents:", err)
 		}
-		defs = subagent.WithFlag(defs, flagDefs, subagent.ManagedDir)
+		defs.v = subagent.WithFlag(defs.v, flagDefs, subagent.ManagedDir)
 	}
 	all := visibleTools(tools.All(), o.disallowed)
-	s.skills = loadSkills(sio, project, plugins)
+	s.skills = skillSet().v
+	if err := skillSet().err; err != nil {
+		// A broken file is left out; the others work.
+		fmt.Fprintln(sio.Stderr, "csa-agent: skills:", err)
+	}
 	all = s.withSkillTool(all)
 	s.subagents = subagent.NewHooks(subagent.Config{
-		Definitions: defs,
+		Definitions: defs.v,
 		Tools:       all,
 		System:      system,
 		ResolveModel: func(spec string) (llm.Provider, string, error) {

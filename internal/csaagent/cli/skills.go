@@ -9,16 +9,6 @@ import (
 	"github.com/csa-dev/csa/internal/csaagent/tools"
 )
 
-// loadSkills reads the skills and commands of the user, the project and
-// the plugins; a broken file is named on stderr and left out.
-func loadSkills(sio IO, projectRoot string, plugins []plugin.Plugin) *skills.Set {
-	set, err := skills.LoadWith(skills.Sources{Home: sio.Getenv("HOME"), ProjectRoot: projectRoot, Cwd: sio.Cwd}, plugins)
-	if err != nil {
-		fmt.Fprintln(sio.Stderr, "csa-agent: skills:", err)
-	}
-	return set
-}
-
 // withSkillTool offers the model-invocable skills through the Skill tool,
 // whose loading of a skill allows its allowed-tools and uses its model for
 // the rest of the turn; without any, the model is not shown the tool.

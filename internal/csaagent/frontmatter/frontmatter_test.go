@@ -3,6 +3,7 @@ package frontmatter
 import (
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -135,5 +136,23 @@ func TestValues(t *testing.T) {
 	}
 	if s, err := f["n"].Scalar("n"); err != nil || s != "12" || f["n"].IsText() || !f["name"].IsText() {
 		t.Errorf("a number's text: %q %v", s, err)
+	}
+}
+
+// A plain scalar starting with none of coreFirst is a string to the core
+// schema's patterns.
+func TestCoreFirst(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, rest := range []string{"", "1", ".5", "x1F", "ull", "rue", "alse", "inf", "nan", "e3"} {
+			s := string(rune(c)) + rest
+			if strings.ContainsRune(coreFirst, rune(c)) {
+				continue
+			}
+			for _, re := range []*regexp.Regexp{coreNull, coreBool, coreInt, coreFloat} {
+				if re.MatchString(s) {
+					t.Errorf("%q matches %s: add %q to coreFirst", s, re, rune(c))
+				}
+			}
+		}
 	}
 }

@@ -29,13 +29,20 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, headBlock)
 	var read strings.Builder
-	none := false // the first line opens no front matter
+	none := false   // the first line opens no front matter
+	closed := false // a line after the first holds "---"
 	for lines := 0; ; lines++ {
 		line, err := r.ReadString('\n')
 		if err != nil && err != io.EOF {
 			return "", "", err
 		}
 		read.WriteString(line)
+		// after is what the line holds after the front matter's end,
+		// the line itself after the line of the end.
+		after := line
+		if i := strings.Index(line, "---"); !closed && lines > 0 && i >= 0 {
+			closed, after = true, line[i+3:]
+		}
 		text, eof := read.String(), err == io.EOF
 		none = none || lines == 0 && !opening.MatchString(text)
 		if eof || none {
@@ -48,8 +55,14 @@ func ReadHead(path string) (fm, firstLine string, err error) {
 		}
 		// The front matter ends at the first "---" and the body at once
 		// or after white space: what is read decides once the body's
-		// first line of text is read whole.
-		if m := pattern.FindStringSubmatchIndex(text); m != nil {
+		// first line of text is read whole. The pattern cannot match
+		// before a line after the opening one holds "---", and a line
+		// blank after the end cannot be the first line of text: running
+		// it on every line made reading the heads quadratic.
+		if !closed || strings.TrimSpace(after) == "" {
+			continue
+		}
+		if m := find(text); m != nil {
 			if first, done := firstTextLine(text[m[1]:]); done {
 				return text[m[2]:m[3]], first, nil
 			}

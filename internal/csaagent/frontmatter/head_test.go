@@ -2,8 +2,10 @@ package frontmatter
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,6 +36,14 @@ func TestReadHeadAgreesWithSplit(t *testing.T) {
 		"---\r\nname: x\r\n---\r\n\r\nbody\r\n",
 		"\ufeff---\nname: x\n---\nbody\n",
 		"--- x\nname: y\n---\nbody\n",
+		// Blank lines after the end, by JavaScript's \s or Go's.
+		"---\nname: x\n---\n\ufeff\n \u0085\n\u3000\n\n  text\nmore\n",
+		"---\nname: x\n---\n\n\ufefftitle\nmore\n",
+		"---\nname: x\n--- the end's line\nmore\n",
+		"---\nname: x\n\n---\n\n",
+		"---\nname: x\n--- \u3000\n\ntext\n",
+		"---\nname: x\n---\ufeff\ntitle\nmore\n",
+		"---\nname: x\n------\ntitle\n",
 	} {
 		path := filepath.Join(dir, "f.md")
 		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
@@ -93,5 +103,25 @@ func TestReadHeadReadsOnlyTheHead(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("ReadHead read past the body's first line: still waiting for the rest of the file")
+	}
+}
+
+// find, the pattern in parts, gives what the pattern gives, on texts
+// made of the characters it turns on.
+func TestFindIsThePattern(t *testing.T) {
+	parts := []string{"-", "---", "\n", " ", "\t", "\r\n", "\ufeff", "\u3000", "\u0085", "a", "name: x", "#"}
+	rng := rand.New(rand.NewPCG(25, 1))
+	for i := 0; i < 50000; i++ {
+		var b strings.Builder
+		if rng.IntN(4) > 0 {
+			b.WriteString("---")
+		}
+		for n := rng.IntN(16); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		if got, want := find(text), pattern.FindStringSubmatchIndex(text); !slices.Equal(got, want) {
+			t.Fatalf("%q: find %v, the pattern %v", text, got, want)
+		}
 	}
 }

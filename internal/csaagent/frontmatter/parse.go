@@ -16,6 +16,9 @@ import (
 // Claude Code then reads the file as one without front matter, warning.
 // Front matter that is no mapping (a list, a word) has no keys.
 func Parse(fm string) (map[string]Value, error) {
+	if keys, ok := simpleKeys(fm); ok {
+		return keys, nil
+	}
 	keys, err := parseYAML(fm)
 	if err == nil {
 		return keys, nil

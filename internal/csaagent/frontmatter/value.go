@@ -74,6 +74,9 @@ func scalar(n *yaml.Node) (kind, string) {
 }
 
 var (
+	// coreFirst holds the first characters of the core schema's values
+	// that are not strings (but the empty null).
+	coreFirst = "~nNtTfF+-.0123456789"
 	coreNull  = regexp.MustCompile(`^(~|null|Null|NULL|)$`)
 	coreBool  = regexp.MustCompile(`^(true|True|TRUE|false|False|FALSE)$`)
 	coreInt   = regexp.MustCompile(`^[-+]?([0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$`)
@@ -81,6 +84,9 @@ var (
 )
 
 func resolvePlain(s string) string {
+	if s != "" && !strings.ContainsRune(coreFirst, rune(s[0])) {
+		return "!!str" // a description is not run through the patterns
+	}
 	switch {
 	case coreNull.MatchString(s):
 		return "!!null"
