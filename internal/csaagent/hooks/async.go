@@ -34,35 +34,42 @@ func (e *Engine) startAsync(event string, c Command, body []byte) {
 	go func() {
 		defer e.bg.wg.Done()
 		r := e.runOne(e.bg.ctx, c, body)
-		switch {
-		case e.bg.ctx.Err() != nil:
+		if e.bg.ctx.Err() != nil {
 			return // the session ended first
-		case r.timedOut:
-			fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s timed out after %s and was killed\n", event, r, r.timeout)
-			return
-		case r.err != nil:
-			fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s: %v\n", event, r, r.err)
-			return
-		case r.code != 0:
-			// Reported; what it printed still counts, as in Claude Code.
-			fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s failed (exit %d): %s\n", event, r, r.code, trim(r.stderr))
 		}
-		o, ok := asyncAnswer(r.stdout)
-		if !ok {
-			return
-		}
-		var said []string
-		if o.SystemMessage != "" {
-			fmt.Fprintf(e.o.Stderr, "csa-agent: %s hook: %s\n", event, o.SystemMessage)
-			said = append(said, o.SystemMessage)
-		}
-		if h := o.HookSpecificOutput; h != nil && h.AdditionalContext != "" {
-			said = append(said, h.AdditionalContext)
-		}
-		e.bg.mu.Lock()
-		e.bg.said = append(e.bg.said, said...)
-		e.bg.mu.Unlock()
+		e.asyncEnded(event, r)
 	}()
+}
+
+// asyncEnded reports how a background hook ended and keeps what it said
+// for the model.
+func (e *Engine) asyncEnded(event string, r run) {
+	switch {
+	case r.timedOut:
+		fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s timed out after %s and was killed\n", event, r, r.timeout)
+		return
+	case r.err != nil:
+		fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s: %v\n", event, r, r.err)
+		return
+	case r.code != 0:
+		// Reported; what it printed still counts, as in Claude Code.
+		fmt.Fprintf(e.o.Stderr, "csa-agent: async %s hook %s failed (exit %d): %s\n", event, r, r.code, trim(r.stderr))
+	}
+	o, ok := asyncAnswer(r.stdout)
+	if !ok {
+		return
+	}
+	var said []string
+	if o.SystemMessage != "" {
+		fmt.Fprintf(e.o.Stderr, "csa-agent: %s hook: %s\n", event, o.SystemMessage)
+		said = append(said, o.SystemMessage)
+	}
+	if h := o.HookSpecificOutput; h != nil && h.AdditionalContext != "" {
+		said = append(said, h.AdditionalContext)
+	}
+	e.bg.mu.Lock()
+	e.bg.said = append(e.bg.said, said...)
+	e.bg.mu.Unlock()
 }
 
 // asyncAnswer is the first line of stdout that is a JSON object without

@@ -48,3 +48,38 @@ func TestAsyncHooks(t *testing.T) {
 		t.Fatal("the running async hook was not killed at Close")
 	}
 }
+
+// A hook not marked async that answers {"async": true} on its first line
+// goes on in the background, as in Claude Code: the event is not held up
+// (the hook waits for a file made after it returned), and what it says
+// at its end reaches the model later. One that goes on past its
+// asyncTimeout is killed.
+func TestHookGoesAsyncAtRunTime(t *testing.T) {
+	e, stderr := engine(t, `{"hooks": {
+		"PreToolUse": [{"matcher": "Bash", "hooks": [
+			{"type": "command", "if": "Bash(echo one)",
+			 "command": "echo '{\"async\": true, \"asyncTimeout\": 600000}'; while [ ! -f go ]; do sleep 0.01; done; echo '{\"systemMessage\": \"set up\", \"decision\": \"block\"}'"},
+			{"type": "command", "if": "Bash(echo two)",
+			 "command": "echo '{\"async\": true, \"asyncTimeout\": 50}'; while [ ! -f never ]; do sleep 0.01; done"}]}]}}`)
+	dir := e.o.Cwd
+	ctx := context.Background()
+	if v := e.BeforeTool(ctx, bashCall(t, "echo one")); v.Decision != "" {
+		t.Fatalf("a hook gone async decided: %+v", v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.bg.wg.Wait()
+	if after := e.AfterTool(ctx, bashCall(t, "echo one"), tool.Result{Output: "one"}); after.Context != "set up" {
+		t.Fatalf("context with the next result %q", after.Context)
+	}
+	e.BeforeTool(ctx, bashCall(t, "echo two"))
+	e.bg.wg.Wait() // ends only because the 50 ms asyncTimeout kills it
+	if !strings.Contains(stderr.String(), "timed out") {
+		t.Fatalf("stderr %q", stderr)
+	}
+	if strings.Contains(stderr.String(), "invalid JSON") {
+		t.Fatalf("the async line was read as the answer: %q", stderr)
+	}
+	e.Close()
+}

@@ -138,7 +138,11 @@ func (e *Engine) fireIf(ctx context.Context, event, subject string, who loop.Who
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = e.runOne(ctx, c, body)
+			var d *detachedRun
+			runs[i], d = e.launch(ctx, c, body, true)
+			if d != nil {
+				e.continueAsync(event, d)
+			}
 		}()
 	}
 	wg.Wait()
@@ -200,20 +204,57 @@ const killGrace = time.Second
 // runOne runs a command with /bin/sh in the session's directory, in its own
 // process group, killed as a whole at its timeout.
 func (e *Engine) runOne(ctx context.Context, c Command, body []byte) run {
+	r, _ := e.launch(ctx, c, body, false)
+	return r
+}
+
+// launch runs c as runOne does. With mayDetach, a hook whose first line of
+// output is {"async": true, "asyncTimeout": MS} (Claude Code's answer of
+// a hook that goes on in the background) is not waited for: launch
+// returns at once an empty answer and the run still going.
+func (e *Engine) launch(ctx context.Context, c Command, body []byte, mayDetach bool) (run, *detachedRun) {
 	r := run{cmd: c, timeout: DefaultTimeout}
 	if c.Timeout > 0 {
 		r.timeout = time.Duration(c.Timeout * float64(time.Second))
 	}
-	hctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	got, err := proc.Capture(hctx, proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: append(e.o.Environ[:len(e.o.Environ):len(e.o.Environ)], c.Env...),
-		Dir: e.o.Cwd, Stdin: bytes.NewReader(body), DieWithParent: true}, killGrace)
-	r.err = err
-	r.timedOut = err != nil && hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
-	if got != nil {
-		r.code, r.stdout, r.stderr = got.ExitCode, got.Stdout, got.Stderr
+	out := &watchedOutput{first: make(chan []byte, 1)}
+	errTail := &stderrTail{}
+	p, err := proc.Start(proc.Spec{Path: "/bin/sh", Args: []string{"-c", c.Command}, Env: append(e.o.Environ[:len(e.o.Environ):len(e.o.Environ)], c.Env...),
+		Dir: e.o.Cwd, Stdin: bytes.NewReader(body), Stdout: out, Stderr: errTail, DieWithParent: true})
+	if err != nil {
+		r.err = err
+		return r, nil
 	}
-	return r
+	timer := time.NewTimer(r.timeout)
+	defer timer.Stop()
+	first := out.first
+	if !mayDetach {
+		first = nil
+	}
+	for {
+		select {
+		case line := <-first:
+			if timeout, ok := asyncLine(line); ok {
+				return run{cmd: c}, &detachedRun{p: p, out: out, errTail: errTail, timeout: timeout, cmd: c}
+			}
+			first = nil
+			continue
+		case <-p.Done():
+		case <-timer.C:
+			r.err, r.timedOut = context.DeadlineExceeded, true
+			p.Terminate(killGrace)
+		case <-ctx.Done():
+			r.err = context.Cause(ctx)
+			p.Terminate(killGrace)
+		}
+		break
+	}
+	r.code = -1
+	if ps := p.Wait(); ps != nil {
+		r.code = ps.ExitCode()
+	}
+	r.stdout, r.stderr = out.Bytes(), errTail.String()
+	return r, nil
 }
 
 func (r run) String() string {
