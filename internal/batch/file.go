@@ -29,6 +29,9 @@ type Task struct {
 	DependsOn []string `toml:"depends_on" json:"depends_on,omitempty"`
 	Cwd       string   `toml:"cwd" json:"cwd,omitempty"`
 	Timeout   string   `toml:"timeout" json:"timeout,omitempty"`
+	// Worktree, when written, says whether the task's run works in a git
+	// worktree of its own; unwritten, the batch's --worktree decides.
+	Worktree *bool `toml:"worktree" json:"worktree,omitempty"`
 	// Line is where the task begins in its file (0: unknown).
 	Line int `toml:"-" json:"-"`
 }
@@ -148,6 +151,6 @@ func (t Task) graphTask() *taskgraph.Task {
 	timeout, _ := time.ParseDuration(t.Timeout)
 	return &taskgraph.Task{
 		Node: t.node(),
-		Spec: taskgraph.Spec{Prompt: t.Prompt, Tool: t.Tool, Tier: t.Tier, Model: t.Model, Dir: t.Cwd, Timeout: timeout},
+		Spec: taskgraph.Spec{Prompt: t.Prompt, Tool: t.Tool, Tier: t.Tier, Model: t.Model, Dir: t.Cwd, Timeout: timeout, Worktree: t.Worktree},
 	}
 }

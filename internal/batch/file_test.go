@@ -23,6 +23,7 @@ tool = "codex"
 model = "gpt-5"
 timeout = "10m"
 cwd = "sub"
+worktree = false
 
 [[task]]
 id = "c"
@@ -47,11 +48,12 @@ func TestParseTOML(t *testing.T) {
 		b.Cwd != filepath.Join(dir, "sub") || len(b.DependsOn) != 1 || b.Line != 6 {
 		t.Errorf("task b: %+v", b)
 	}
-	if c := tasks[2]; c.Prompt != "right\nside" || c.Tier != "main" || c.Line != 16 {
+	if c := tasks[2]; c.Prompt != "right\nside" || c.Tier != "main" || c.Line != 17 || c.Worktree != nil {
 		t.Errorf("task c: %+v", c)
 	}
 	g := b.graphTask()
-	if g.Timeout.String() != "10m0s" || g.Dir != b.Cwd || g.After[0] != "a" || g.Prompt != "left side" {
+	if g.Timeout.String() != "10m0s" || g.Dir != b.Cwd || g.After[0] != "a" || g.Prompt != "left side" ||
+		g.Worktree == nil || *g.Worktree {
 		t.Errorf("graph task %+v", g)
 	}
 }
@@ -93,7 +95,7 @@ func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct{ file, text, want string }{
 		// TOML
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ncolour = \"red\"\n",
-			`b.toml:4: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+			`b.toml:4: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
 		{"b.toml", "[[tasks]]\nid = \"a\"\n", `b.toml:1: unknown key "tasks": tasks are [[task]] tables`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[[task]]\nid = \"a\"\nprompt = \"q\"\n", "b.toml:4: task a is already defined at line 1"},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"z\"]\n", "b.toml:1: task a depends on unknown task z"},
@@ -111,15 +113,15 @@ func TestParseRefusals(t *testing.T) {
 		{"b.toml", "[[task]]\nid = \"a\nprompt = \"p\"\n", "b.toml:2: basic strings cannot have new lines"},
 		{"b.toml", "# nothing\n", `b.toml: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
 		// Unknown keys found by one walk of the document, wherever they are.
-		{"b.toml", "task = [{id = \"a\", prompt = \"p\"},\n  {id = \"b\", prompt = \"p\", colour = 1}]\n", `b.toml:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
-		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[task.extra]\nx = 1\n", `b.toml:4: unknown key "extra" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.toml", "task = [{id = \"a\", prompt = \"p\"},\n  {id = \"b\", prompt = \"p\", colour = 1}]\n", `b.toml:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[task.extra]\nx = 1\n", `b.toml:4: unknown key "extra" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
 		{"b.toml", "version = 2\n[[task]]\nid = \"a\"\nprompt = \"p\"\n", `b.toml:1: unknown key "version": tasks are [[task]] tables`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[other]\nx = 1\n", `b.toml:4: unknown key "other": tasks are [[task]] tables`},
 		// Keys match whatever their case, as the decoder matches them, and
 		// the tasks keep their lines.
 		{"b.toml", "[[Task]]\nID = \"a\"\nPrompt = \"p\"\n\n[[Task]]\nid = \"b\"\nprompt = \"p\"\nDepends_On = [\"z\"]\n", "b.toml:5: task b depends on unknown task z"},
 		// JSON
-		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout`},
+		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
 		{"b.json", "{\n\"task\": []}", `b.json:2: unknown key "task": want "tasks"`},
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"p\", \"depends_on\": [\"b\"]}]", "b.json:2: cycle: b -> b (b at line 2)"},
 		{"b.json", "[{\"id\": \"a\",\n \"prompt\": 3}]", "b.json:2: task 1: prompt: want string, not number"},

@@ -30,7 +30,10 @@ type Batch struct {
 	Tool      string    `json:"tool,omitempty"` // the tool of tasks that name neither tool nor tier
 	Parallel  int       `json:"parallel"`       // 0: as the slots allow
 	FailFast  bool      `json:"fail_fast"`
-	Tasks     []Task    `json:"tasks"`
+	// Worktree runs each task that does not say otherwise in a git
+	// worktree of its own (csa batch --worktree).
+	Worktree bool   `json:"worktree,omitempty"`
+	Tasks    []Task `json:"tasks"`
 	// RawBytes keeps the exact bytes of the prompts and paths above that
 	// are not UTF-8 (internal/verbatim): a resumed batch runs them as given.
 	RawBytes map[string]string `json:"raw_bytes,omitempty"`

@@ -17,6 +17,9 @@ type Spec struct {
 	Model   string
 	Dir     string        // the agent's working directory ("" the runner's)
 	Timeout time.Duration // 0: csa's default
+	// Worktree, when set, says whether the run works in a git worktree of
+	// its own (csa run --worktree); nil leaves it to csa's configuration.
+	Worktree *bool
 }
 
 // Task is a node of the graph with its run and what earlier runs left.

@@ -28,8 +28,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var parallel int
 	var failFast bool
 	var tool string
+	var worktree bool
 	cmd := &cobra.Command{
-		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL]",
+		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL] [--worktree]",
 		Short: "Run a file of tasks with dependencies as sub-agents, in parallel",
 		Long: `Run the tasks of FILE (TOML [[task]] tables, or JSON {"tasks": [...]} or a
 top-level array) as sub-agents: each a detached csa run (csa run -d --wait:
@@ -51,6 +52,7 @@ refused with the line they come from.
   model = "gpt-5"
   cwd = "server"            # relative to the file
   timeout = "20m"
+  worktree = true           # its own git worktree (else --worktree decides)
 
 A failed task blocks the tasks that depend on it; the others go on
 (--fail-fast: nothing more starts after the first failure; runs started
@@ -60,6 +62,13 @@ resume ID continues a batch that was killed or interrupted, without running
 completed tasks again and waiting for runs that are still going rather
 than starting them twice. An interrupt (SIGINT, SIGTERM) stops starting and
 waiting; the runs started go on (csa kill stops them).
+
+--worktree runs each task in a git worktree of its own (csa run -w: a
+branch csa/ID from the caller's HEAD and uncommitted changes), so that
+tasks run in parallel never overwrite each other's files; a task's
+worktree = false keeps it in the caller's tree. Each task's change is then
+a branch: csa diff, apply, merge (--queue for all of them), see
+docs/worktrees.md.
 
 ` + exitStatus,
 		Args: cobra.ExactArgs(1),
@@ -81,7 +90,7 @@ waiting; the runs started go on (csa kill stops them).
 				return err
 			}
 			file, _ := filepath.Abs(args[0])
-			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Tasks: tasks}
+			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Worktree: worktree, Tasks: tasks}
 			if err := s.Create(b, f.Now()); err != nil {
 				return err
 			}
@@ -92,6 +101,7 @@ waiting; the runs started go on (csa kill stops them).
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "tasks run at once, at most (0: as the tools' max_concurrent slots allow)")
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "start no task after the first failure (runs started are waited for)")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool nor tier (default defaults.tool)")
+	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree key overrides it)")
 	cmd.AddCommand(newResume(f), newStatus(f))
 	return cmd
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A batch of 12 tasks run four at a time with --worktree, every one
+// editing the same file: no two runs share a folder, every branch holds
+// exactly its own task's change, and the caller's tree is unchanged. A
+// thirteenth task with worktree = false runs in the caller's tree.
+func TestWorktreeBatch(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	const n = 12
+	var file strings.Builder
+	for i := range n {
+		fmt.Fprintf(&file, "[[task]]\nid = \"t%d\"\nprompt = \"write f.txt task %d; write own-%d.txt %d; echo done\"\ntool = \"codex\"\n", i, i, i, i)
+	}
+	file.WriteString("[[task]]\nid = \"here\"\nprompt = \"write inplace.txt here; echo done\"\ntool = \"codex\"\nworktree = false\n")
+	batchFile := filepath.Join(e.dir, "tasks.toml")
+	os.WriteFile(batchFile, []byte(file.String()), 0o644)
+
+	var sum struct {
+		Tasks []struct {
+			ID        string `json:"id"`
+			State     string `json:"state"`
+			SessionID string `json:"session_id"`
+		} `json:"tasks"`
+	}
+	out := e.csa(0, "--json", "batch", "--worktree", "--parallel", "4", batchFile)
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Tasks) != n+1 {
+		t.Fatalf("batch summary: %v %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "inplace.txt")); err != nil || string(b) != "here\n" {
+		t.Errorf("the worktree = false task did not run in the caller's tree: %q %v", b, err)
+	}
+	os.Remove(filepath.Join(proj, "inplace.txt"))
+	unchanged()
+
+	dirs := map[string]string{}
+	for _, task := range sum.Tasks {
+		st := e.state(task.SessionID)
+		if task.ID == "here" {
+			if st.Workspace != nil || st.Cwd != proj {
+				t.Errorf("task here: workspace %+v in %s", st.Workspace, st.Cwd)
+			}
+			continue
+		}
+		if task.State != "completed" {
+			t.Errorf("task %s: %s", task.ID, task.State)
+		}
+		if other, ok := dirs[st.Cwd]; ok {
+			t.Errorf("tasks %s and %s both ran in %s", other, task.ID, st.Cwd)
+		}
+		dirs[st.Cwd] = task.ID
+		ws := st.Workspace
+		if ws == nil || !ws.Recorded || st.Cwd == proj {
+			t.Errorf("task %s: workspace %+v in %s", task.ID, ws, st.Cwd)
+			continue
+		}
+		i := strings.TrimPrefix(task.ID, "t")
+		if got := gitIn(t, proj, "diff", "--name-only", ws.Snapshot, ws.Head); got != "f.txt\nown-"+i+".txt\n" {
+			t.Errorf("task %s's branch %s changed %q", task.ID, ws.Branch, got)
+		}
+		if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != "task "+i+"\n" {
+			t.Errorf("task %s: f.txt on %s is %q", task.ID, ws.Branch, got)
+		}
+	}
+}
