@@ -72,3 +72,46 @@ func TestWorktreeBatch(t *testing.T) {
 		}
 	}
 }
+
+// csa todo run --worktree: the plan's tasks, run at once and editing the
+// same file, each on a branch of its own; a task's worktree: false line
+// keeps its run in the caller's tree.
+func TestWorktreeTodoRun(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	plan := "# Edits\n\nstatus: approved\n\n" +
+		"- [ ] A: edit\n  prompt: write f.txt from A; echo done\n" +
+		"- [ ] B: edit\n  prompt: write f.txt from B; echo done\n" +
+		"- [ ] C: here\n  worktree: false\n  prompt: write inplace.txt C; echo done\n"
+	planFile := filepath.Join(e.dir, "plan.md")
+	os.WriteFile(planFile, []byte(plan), 0o644)
+	id := strings.TrimSpace(e.csa(0, "todo", "create", "Edits", "--from", planFile))
+	var sum struct {
+		Tasks []struct {
+			ID        string `json:"id"`
+			Outcome   string `json:"outcome"`
+			SessionID string `json:"session_id"`
+		} `json:"tasks"`
+	}
+	out := e.csa(0, "--json", "todo", "run", id, "--worktree", "--tool", "codex", "--parallel", "3")
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Tasks) != 3 {
+		t.Fatalf("todo run: %v %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "inplace.txt")); err != nil || string(b) != "C\n" {
+		t.Errorf("task C did not run in the caller's tree: %q %v", b, err)
+	}
+	os.Remove(filepath.Join(proj, "inplace.txt"))
+	unchanged()
+	for _, task := range sum.Tasks[:2] {
+		ws := e.state(task.SessionID).Workspace
+		if ws == nil || !ws.Recorded {
+			t.Fatalf("task %s: workspace %+v", task.ID, ws)
+		}
+		if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != "from "+task.ID+"\n" {
+			t.Errorf("task %s: f.txt on %s is %q", task.ID, ws.Branch, got)
+		}
+	}
+	if ws := e.state(sum.Tasks[2].SessionID).Workspace; ws != nil {
+		t.Errorf("task C had a worktree: %+v", ws)
+	}
+}

@@ -100,6 +100,9 @@ func newChildError(cmd string, out *proc.Captured) *ChildError {
 type CSA struct {
 	Launcher
 	Tool string // the tool of tasks that name neither tool nor tier ("" csa's default)
+	// Worktree, when set, is whether tasks that do not say run in a git
+	// worktree of their own.
+	Worktree *bool
 }
 
 // Start launches t's run as session id, queueing for a slot of its tool.
@@ -107,6 +110,9 @@ func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
 	s := t.Spec
 	if s.Tool == "" && s.Tier == "" {
 		s.Tool = c.Tool
+	}
+	if s.Worktree == nil {
+		s.Worktree = c.Worktree
 	}
 	return c.Launch(ctx, id, s, true)
 }

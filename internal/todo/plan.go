@@ -76,6 +76,9 @@ type Task struct {
 	After []string // ids of the tasks that must be done first
 	Tool  string   // the tool of its run ("" the default)
 	Tier  string   // or a tier of [tiers]
+	// Worktree, when written (worktree: true|false), says whether its run
+	// works in a git worktree of its own; nil leaves it to csa todo run.
+	Worktree *bool
 	// Prompt is what its run is asked; "" means the title.
 	Prompt string
 	// Session is the csa session of its current run, recorded when the
@@ -247,13 +250,27 @@ func setAttr(t *Task, key, val string, n int, errf errfFunc) error {
 		field = &t.Tier
 	case "session":
 		field = &t.Session
+	case "worktree":
+		return setWorktree(t, val, n, errf)
 	default:
-		return errf(n, "task %s: unknown line %q: want tool:, tier:, prompt: or session:", t.ID, key+":")
+		return errf(n, "task %s: unknown line %q: want tool:, tier:, worktree:, prompt: or session:", t.ID, key+":")
 	}
 	if *field != "" {
 		return errf(n, "task %s: a second %s: line", t.ID, key)
 	}
 	*field = val
+	return nil
+}
+
+func setWorktree(t *Task, val string, n int, errf errfFunc) error {
+	switch {
+	case t.Worktree != nil:
+		return errf(n, "task %s: a second worktree: line", t.ID)
+	case val != "true" && val != "false":
+		return errf(n, "task %s: worktree: %q: want true or false", t.ID, val)
+	}
+	on := val == "true"
+	t.Worktree = &on
 	return nil
 }
 
@@ -282,6 +299,9 @@ func Format(p *Plan) string {
 			if kv[1] != "" {
 				fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
 			}
+		}
+		if t.Worktree != nil {
+			fmt.Fprintf(&b, "  worktree: %t\n", *t.Worktree)
 		}
 		if t.Prompt != "" {
 			for _, l := range strings.Split(t.Prompt, "\n") {

@@ -18,6 +18,7 @@ It should not.
   tool: codex
 - [ ] B: use it in the server (after: A)
   tier: main
+  worktree: false
   prompt: Use internal/cache in the server's handlers.
   prompt: Keep the handlers small.
   session: 01JABCDEFGHJKMNPQRSTVWXYZ0
@@ -29,15 +30,16 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	off := false
 	want := &Plan{
 		Title: "Add a cache", Status: Approved, File: "cache.md",
 		Description: "Why: the server reads the same rows again and again.\nIt should not.",
 		Tasks: []*Task{
 			{ID: "A", Title: "write the cache package", Done: true, Tool: "codex", Line: 8},
-			{ID: "B", Title: "use it in the server", After: []string{"A"}, Tier: "main",
+			{ID: "B", Title: "use it in the server", After: []string{"A"}, Tier: "main", Worktree: &off,
 				Prompt:  "Use internal/cache in the server's handlers.\nKeep the handlers small.",
 				Session: "01JABCDEFGHJKMNPQRSTVWXYZ0", Line: 10},
-			{ID: "C", Title: "document it", After: []string{"A", "B"}, Line: 15},
+			{ID: "C", Title: "document it", After: []string{"A", "B"}, Line: 16},
 		},
 	}
 	if !reflect.DeepEqual(p, want) {
@@ -94,6 +96,8 @@ func TestParseErrors(t *testing.T) {
 		{"no title task", "# T\n- [ ] A: (after: B)\n- [ ] B: b\n", "p.md:2: task A has no title"},
 		{"duplicate", "# T\n- [ ] A: x\n- [ ] B: y\n- [ ] A: z\n", "p.md:4: task A is already defined at line 2"},
 		{"stray text", "# T\n- [ ] A: x\nsome words\n", "p.md:3: after the first task only tasks"},
+		{"bad worktree", "# T\n- [ ] A: x\n  worktree: yes\n", `p.md:3: task A: worktree: "yes": want true or false`},
+		{"second worktree", "# T\n- [ ] A: x\n  worktree: true\n  worktree: true\n", `p.md:4: task A: a second worktree: line`},
 		{"unknown attr", "# T\n- [ ] A: x\n  model: big\n", `p.md:3: task A: unknown line "model:"`},
 		{"second tool", "# T\n- [ ] A: x\n  tool: codex\n  tool: codex\n", "p.md:4: task A: a second tool: line"},
 		{"tool and tier", "# T\n\n- [ ] A: x\n  tool: codex\n  tier: main\n", "p.md:3: task A: give tool: or tier:, not both"},

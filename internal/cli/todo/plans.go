@@ -123,6 +123,7 @@ type taskView struct {
 	After     []string `json:"after"`
 	Tool      string   `json:"tool"`
 	Tier      string   `json:"tier"`
+	Worktree  *bool    `json:"worktree,omitempty"` // as its worktree: line says
 	Prompt    string   `json:"prompt"`
 	SessionID string   `json:"session_id"`
 	Line      int      `json:"line"`
@@ -157,7 +158,7 @@ func newShow(f *cmdutil.Factory) *cobra.Command {
 					after = []string{}
 				}
 				v.Tasks = append(v.Tasks, taskView{ID: t.ID, Title: t.Title, Done: t.Done, After: after, Tool: t.Tool,
-					Tier: t.Tier, Prompt: t.PromptText(), SessionID: t.Session, Line: t.Line})
+					Tier: t.Tier, Worktree: t.Worktree, Prompt: t.PromptText(), SessionID: t.Session, Line: t.Line})
 			}
 			return f.IO.PrintJSON(v)
 		},

@@ -15,8 +15,9 @@ import (
 func newRun(f *cmdutil.Factory) *cobra.Command {
 	var parallel int
 	var tool string
+	var worktree bool
 	cmd := &cobra.Command{
-		Use:   "run PLAN [--parallel N] [--tool TOOL]",
+		Use:   "run PLAN [--parallel N] [--tool TOOL] [--worktree]",
 		Short: "Run a plan's tasks as sub-agents, in dependency order",
 		Long: `Run the tasks of an approved plan that are not done, each as a detached
 csa run (csa run -d --wait: it queues for a slot of its tool's
@@ -33,6 +34,10 @@ todo run of the plan waits for them rather than starting them again, and
 does not run again what is done. A task whose run failed is started
 afresh by the next csa todo run. An interrupt (SIGINT, SIGTERM) stops
 starting and waiting: the runs started go on.
+
+--worktree runs each task in a git worktree of its own (csa run -w), so
+that tasks run at once never overwrite each other's files; a task's
+worktree: true or false line decides for that task (docs/worktrees.md).
 
 Exit status: 0 every task done, 1 a task failed (or was blocked by one
 that failed), 2 usage error or invalid plan, 3 the plan is a draft or
@@ -55,6 +60,9 @@ another csa todo run runs it, 130 interrupted.`,
 				return fmt.Errorf("find csa itself: %w", err)
 			}
 			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool}
+			if cmd.Flags().Changed("worktree") {
+				agents.Worktree = &worktree
+			}
 			say := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "csa todo: "+msg) }
 			sum, err := todo.Run(cmd.Context(), s, id, agents, todo.RunOptions{Parallel: parallel, Say: say})
 			if err != nil {
@@ -78,6 +86,7 @@ another csa todo run runs it, 130 interrupted.`,
 	}
 	cmd.Flags().IntVar(&parallel, "parallel", 4, "tasks run at once, at most")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool: nor tier: (default defaults.tool)")
+	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree: line overrides it)")
 	return cmd
 }
 
