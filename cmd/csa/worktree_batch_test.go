@@ -115,3 +115,44 @@ func TestWorktreeTodoRun(t *testing.T) {
 		t.Errorf("task C had a worktree: %+v", ws)
 	}
 }
+
+// A workflow with worktree = true runs its agent steps in worktrees of
+// their own; a step's Worktree: false runs in the caller's tree.
+func TestWorktreeWorkflow(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	wf := "+++\nname = \"w\"\ntool = \"codex\"\nworktree = true\n+++\n\n" +
+		"## Step 1: One\nwrite f.txt one; echo done\n\n" +
+		"## Step 2: Two\nwrite f.txt two; echo done\n\n" +
+		"## Step 3: Here\nWorktree: false\nwrite inplace.txt three; echo done\n"
+	wfFile := filepath.Join(e.dir, "w.md")
+	os.WriteFile(wfFile, []byte(wf), 0o644)
+	var st struct {
+		State string `json:"state"`
+		Steps []struct {
+			Step      int    `json:"step"`
+			SessionID string `json:"session_id"`
+		} `json:"steps"`
+	}
+	out := e.csa(0, "--json", "workflow", "run", wfFile)
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.State != "completed" || len(st.Steps) != 3 {
+		t.Fatalf("workflow run: %v %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "inplace.txt")); err != nil || string(b) != "three\n" {
+		t.Errorf("step 3 did not run in the caller's tree: %q %v", b, err)
+	}
+	os.Remove(filepath.Join(proj, "inplace.txt"))
+	unchanged()
+	for i, want := range []string{"one\n", "two\n"} {
+		ws := e.state(st.Steps[i].SessionID).Workspace
+		if ws == nil || !ws.Recorded {
+			t.Fatalf("step %d: workspace %+v", i+1, ws)
+		}
+		if got := gitIn(t, proj, "show", ws.Branch+":f.txt"); got != want {
+			t.Errorf("step %d: f.txt on %s is %q", i+1, ws.Branch, got)
+		}
+	}
+	if ws := e.state(st.Steps[2].SessionID).Workspace; ws != nil {
+		t.Errorf("step 3 had a worktree: %+v", ws)
+	}
+}

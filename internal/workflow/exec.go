@@ -116,8 +116,12 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 	if s.Timeout != "" {
 		timeout, _ = time.ParseDuration(s.Timeout) // checked by the compiler
 	}
+	worktree := s.Worktree
+	if worktree == nil && r.info.Plan.Worktree {
+		worktree = &r.info.Plan.Worktree
+	}
 	l := taskgraph.Launcher{Exe: r.env.Exe, Env: r.childEnv(res.Key), Dir: r.info.Dir, Grace: r.env.Grace}
-	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout}, false)
+	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout, Worktree: worktree}, false)
 	var child *taskgraph.ChildError
 	switch {
 	case errors.Is(err, taskgraph.ErrSessionExists):

@@ -16,6 +16,7 @@ type frontMatter struct {
 	Tool        string         `toml:"tool"`
 	Tier        string         `toml:"tier"`
 	Model       string         `toml:"model"`
+	Worktree    bool           `toml:"worktree"`
 	Variables   map[string]any `toml:"variables"`
 }
 
@@ -53,7 +54,7 @@ func decodeFrontMatter(p, text string, first int) (*frontMatter, error) {
 	case errors.As(err, &missing):
 		e := &missing.Errors[0]
 		line, _ := e.Position()
-		return nil, errorf(Pos{p, first + line - 1}, "unknown front matter key %q (known: name, description, tool, tier, model, variables)", strings.Join(e.Key(), "."))
+		return nil, errorf(Pos{p, first + line - 1}, "unknown front matter key %q (known: name, description, tool, tier, model, worktree, variables)", strings.Join(e.Key(), "."))
 	case errors.As(err, &de):
 		line, _ := de.Position()
 		return nil, errorf(Pos{p, first + line - 1}, "front matter: %s", strings.TrimPrefix(de.Error(), "toml: "))

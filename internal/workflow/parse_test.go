@@ -109,6 +109,8 @@ func TestCompileErrorsAtFileLine(t *testing.T) {
 		{"bad onfail", "## Step 1: A\nOnFail: retry forever\nhi\n", "wf.md:2: OnFail:"},
 		{"bad tool", "## Step 1: A\nTool: gpt\nhi\n", "wf.md:2: Tool:"},
 		{"bad timeout", "## Step 1: A\nTimeout: soon\nhi\n", "wf.md:2: Timeout:"},
+		{"bad worktree", "## Step 1: A\nWorktree: yes\nhi\n", `wf.md:2: Worktree: "yes": want true or false`},
+		{"shell worktree", "## Step 1: A\nWorktree: true\n```sh\ntrue\n```\n", "wf.md:1: step 1: Worktree is for agent steps"},
 		{"bad condition", "## Step 1: A\nCondition: a ==\nhi\n", "wf.md:2: Condition:"},
 		{"malformed heading", "## Step one\nhi\n", "wf.md:1: malformed step heading"},
 		{"duplicate step", "## Step 1: A\nhi\n## Step 1: B\nho\n", "wf.md:3: step 1 is already defined at"},

@@ -68,13 +68,16 @@ func (o OnFail) String() string {
 
 // Step is one step of a plan, as written (variables not yet substituted).
 type Step struct {
-	Num       int    `json:"num"`
-	Title     string `json:"title"`
-	Kind      Kind   `json:"kind"`
-	Tool      string `json:"tool,omitempty"`
-	Tier      string `json:"tier,omitempty"`
-	Model     string `json:"model,omitempty"`
-	Timeout   string `json:"timeout,omitempty"`
+	Num     int    `json:"num"`
+	Title   string `json:"title"`
+	Kind    Kind   `json:"kind"`
+	Tool    string `json:"tool,omitempty"`
+	Tier    string `json:"tier,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Timeout string `json:"timeout,omitempty"`
+	// Worktree, when given, says whether the step's run works in a git
+	// worktree of its own; nil leaves it to the front matter.
+	Worktree  *bool  `json:"worktree,omitempty"`
 	OnFail    OnFail `json:"on_fail"`
 	Condition string `json:"condition,omitempty"`
 	// Body is the prompt (agent), the script (shell), the arguments
@@ -115,6 +118,7 @@ type Plan struct {
 	Tool        string            `json:"tool,omitempty"`
 	Tier        string            `json:"tier,omitempty"`
 	Model       string            `json:"model,omitempty"`
+	Worktree    bool              `json:"worktree,omitempty"` // agent steps in worktrees of their own
 	Vars        map[string]string `json:"vars"`
 	Nodes       []Node            `json:"nodes"`
 	Steps       int               `json:"steps"` // how many step headings

@@ -27,7 +27,7 @@ func keyLine(line string) (key, val string, ok bool) {
 }
 
 // stepKeys are the lines a step heading may be followed by.
-var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout"}
+var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout", "Worktree"}
 
 // step reads a step's key lines and body, up to the next ## line outside
 // a fenced block.
@@ -107,6 +107,12 @@ func (s *Step) setKey(k, v string) error {
 			return fmt.Errorf("%q: want a positive duration such as 90s or 10m", v)
 		}
 		s.Timeout = v
+	case "Worktree":
+		if v != "true" && v != "false" {
+			return fmt.Errorf("%q: want true or false", v)
+		}
+		on := v == "true"
+		s.Worktree = &on
 	case "Condition":
 		if _, err := ParseExpr(v); err != nil {
 			return err
@@ -172,6 +178,9 @@ func (s *Step) setBody(body string, pos Pos) error {
 		if body == "" {
 			return errorf(s.Pos, "step %d: no prompt (the text under the heading), nor a ```sh block", s.Num)
 		}
+	}
+	if s.Worktree != nil && s.Kind != KindAgent {
+		return errorf(s.Pos, "step %d: Worktree is for agent steps", s.Num)
 	}
 	if s.OnFail.Action == OnFailDelegate && s.Kind != KindAgent {
 		return errorf(s.Pos, "step %d: OnFail delegate is for agent steps", s.Num)
