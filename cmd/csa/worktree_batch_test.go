@@ -156,3 +156,29 @@ func TestWorktreeWorkflow(t *testing.T) {
 		t.Errorf("step 3 had a worktree: %+v", ws)
 	}
 }
+
+// Every attempt of a tier starts from the same snapshot: the first
+// attempt changes the caller's f.txt (by its absolute path) before it
+// fails over, and the second still sees f.txt as the caller had it when
+// the run began.
+func TestWorktreeTierSameSnapshot(t *testing.T) {
+	e := newEnv(t)
+	proj, _ := gitProject(t, e)
+	cfg := "[tiers.t]\nmodels = [\"codex/p1/m1\", \"codex/p2/m2\"]\n[failover]\nretries = 0\n"
+	os.WriteFile(filepath.Join(proj, ".csa", "config.toml"), []byte(cfg), 0o644)
+	out := e.csa(0, "run", "--json", "-w", "--tier", "t",
+		"copy f.txt seen.txt; write "+filepath.Join(proj, "f.txt")+" moved; ratelimited m1; echo done")
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("run: %v %s", err, out)
+	}
+	ws := e.state(res.SessionID).Workspace
+	if ws == nil || !ws.Recorded {
+		t.Fatalf("workspace %+v", ws)
+	}
+	if got := gitIn(t, proj, "show", ws.Branch+":seen.txt"); got != "uncommitted\n" {
+		t.Errorf("the second attempt saw f.txt as %q, want the snapshot's", got)
+	}
+}

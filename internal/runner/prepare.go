@@ -10,6 +10,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/fsutil"
+	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/interrupt"
 	"github.com/csa-dev/csa/internal/lock"
 	"github.com/csa-dev/csa/internal/resource"
@@ -67,6 +68,10 @@ type Request struct {
 	// (internal/workspace); KeepWorktree keeps its folder once the
 	// change is recorded.
 	Worktree, KeepWorktree bool
+	// Snapshot is the caller's tree the worktree starts from: nil, it is
+	// taken when the worktree is made and left here, so that every
+	// attempt of a tier given the same pointer starts from the same tree.
+	Snapshot **gittree.Snapshot
 	// resume is the provider session a resumed turn continues.
 	resume string
 }

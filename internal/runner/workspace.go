@@ -25,7 +25,10 @@ func makeWorkspace(ctx context.Context, store *session.Store, st *session.State,
 	if !req.Worktree {
 		return nil
 	}
-	cwd, err := workspace.Create(ctx, gitFor(req.Environ), store, st, req.Prompt, req.Cwd, req.KeepWorktree)
+	if req.Snapshot == nil {
+		req.Snapshot = new(*gittree.Snapshot)
+	}
+	cwd, err := workspace.Create(ctx, gitFor(req.Environ), store, st, req.Prompt, req.Cwd, req.KeepWorktree, req.Snapshot)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func TestCreateRecordRemove(t *testing.T) {
 	}
 	st := newSession(t, store)
 	prompt := "fix\x00 the \xff bug\nsecond line"
-	cwd, err := Create(ctx, g, store, st, prompt, filepath.Join(repo, "sub"), false)
+	cwd, err := Create(ctx, g, store, st, prompt, filepath.Join(repo, "sub"), false, new(*gittree.Snapshot))
 	if err != nil {
 		t.Fatal(err)
 	}

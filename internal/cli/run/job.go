@@ -39,6 +39,9 @@ type job struct {
 	// failedOver the on_failover hooks' outcomes, for the next attempt.
 	hooks      *runhooks.Set
 	failedOver []runhooks.Result
+	// snap is the caller's tree as the first worktree attempt took it:
+	// every attempt of a tier starts from it, whatever changed since.
+	snap *gittree.Snapshot
 }
 
 // choice is the tool and model a run uses: from the flags, a resumed
@@ -231,7 +234,7 @@ func (j *job) request(ctx context.Context, c choice) (*runner.Request, error) {
 		return nil, err
 	}
 	return &runner.Request{
-		Worktree: worktree, KeepWorktree: o.KeepWorktree,
+		Worktree: worktree, KeepWorktree: o.KeepWorktree, Snapshot: &j.snap,
 		SessionID: o.SessionID, Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
