@@ -228,11 +228,17 @@ func settling(err error, after time.Duration) bool {
 	switch {
 	case notYetSeen(err):
 		return after < propagation
-	case errors.As(err, &api) && api.Code == 503:
+	case errors.As(err, &api) && (api.Code == 503 || api.ErrorCode == noSuitablePeers):
 		return after < electionBound
 	}
 	return false
 }
+
+// noSuitablePeers is JetStream's "no suitable peers for placement" (400):
+// a stream of three replicas asked for before every server of a cluster
+// just started is seen online (both workers of a test cluster at load 11
+// failed so).
+const noSuitablePeers jetstream.ErrorCode = 10005
 
 // electionBound is how long a cluster that lost a server may answer 503:
 // a meta leader's election took over 10 s at load 26 on 2 cores.
