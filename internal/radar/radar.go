@@ -179,3 +179,19 @@ func markName(p string) string {
 	sum := sha256.Sum256([]byte(p))
 	return hex.EncodeToString(sum[:])
 }
+
+// Live matches the reports in dir of the runs live says are still live:
+// a run whose supervisor was killed leaves its report behind.
+func Live(dir string, live func(id string) bool) (map[string][]Overlap, error) {
+	reports, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	kept := reports[:0]
+	for _, r := range reports {
+		if live(r.ID) {
+			kept = append(kept, r)
+		}
+	}
+	return Find(kept), nil
+}
