@@ -24,6 +24,7 @@ type Hooks struct {
 	SessionComplete []HookConfig  `toml:"session_complete"`
 	OnFailover      []HookConfig  `toml:"on_failover"`
 	OnNeedsInput    []HookConfig  `toml:"on_needs_input"`
+	OnOverlap       []HookConfig  `toml:"on_overlap"`
 	PromptGuards    []GuardConfig `toml:"prompt_guard"`
 }
 
@@ -113,6 +114,7 @@ func (h *Hooks) add(o Hooks) {
 	h.SessionComplete = append(h.SessionComplete, o.SessionComplete...)
 	h.OnFailover = append(h.OnFailover, o.OnFailover...)
 	h.OnNeedsInput = append(h.OnNeedsInput, o.OnNeedsInput...)
+	h.OnOverlap = append(h.OnOverlap, o.OnOverlap...)
 	h.PromptGuards = append(h.PromptGuards, o.PromptGuards...)
 }
 
@@ -133,6 +135,7 @@ func (h *Hooks) validate() []nthProblem {
 	for table, hs := range map[string][]HookConfig{
 		"pre_session": h.PreSession, "pre_run": h.PreRun, "post_run": h.PostRun,
 		"session_complete": h.SessionComplete, "on_failover": h.OnFailover, "on_needs_input": h.OnNeedsInput,
+		"on_overlap": h.OnOverlap,
 	} {
 		for i, hk := range hs {
 			empty(table, i, hk.Command)

@@ -48,6 +48,13 @@ func HooksTemplate() string {
 # command = "notify-send 'csa: {tool} needs you' {reason}"
 # timeout = "30s"
 
+# When a live worktree run (csa run -w) starts changing files another live
+# run of the repository changes: once per pair and file, {overlap_with}
+# the other session, {overlap_paths} the files newly shared, one a line.
+# [[on_overlap]]
+# command = "notify-send 'csa: {session_id} and {overlap_with} edit' {overlap_paths}"
+# timeout = "30s"
+
 # Prompt guards, in order: their output is added to every run's prompt
 # (resumed turns too), cut at max_bytes; a failing guard never fails a run.
 # [[prompt_guard]]

@@ -75,6 +75,10 @@ const (
 	ToModel   = "CSA_TO_MODEL"
 	// Reason is on_needs_input's why.
 	Reason = "CSA_REASON"
+	// OverlapWith and OverlapPaths are on_overlap's other session and
+	// the paths newly shared with it.
+	OverlapWith  = "CSA_OVERLAP_WITH"
+	OverlapPaths = "CSA_OVERLAP_PATHS"
 )
 
 // Read by csa so that its tests can fake the host's cgroups.

@@ -41,6 +41,8 @@ var Vars = []Var{
 	{FromModel, "on_failover: the tier spec that was rate limited.", byHook},
 	{ToModel, "on_failover: the tier spec the run goes on with.", byHook},
 	{Reason, "on_needs_input: why the session needs input.", byHook},
+	{OverlapWith, "on_overlap: the other live session changing the same files.", byHook},
+	{OverlapPaths, "on_overlap: the files newly changed by both, one a line.", byHook},
 	{TestCgroupRoot, "Stands for `/sys/fs/cgroup` when csa probes the host.", "csa's tests"},
 	{TestSelfCgroup, "Stands for csa's own cgroup when csa probes the host.", "csa's tests"},
 }

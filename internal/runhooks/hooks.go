@@ -1,5 +1,5 @@
 // Package runhooks runs the commands a user hangs around csa's runs: hooks
-// at six points of a run's life, and prompt guards whose output is added
+// at seven points of a run's life, and prompt guards whose output is added
 // to a run's prompt. It decides what each fires with (variables, shell
 // quoting, timeouts) and what its outcome means; the run lifecycle
 // (internal/runner) decides when.
@@ -32,10 +32,15 @@ const (
 	// agent finished a turn, or went quiet after answering); Vars.Reason
 	// says why. Its outcome cannot change the session.
 	OnNeedsInput Event = "on_needs_input"
+	// OnOverlap: when a live worktree run starts changing files another
+	// live run of its repository changes; once per pair and file, from
+	// the supervisor that sees it first. Vars.OverlapWith and
+	// Vars.OverlapPaths say with whom and which files.
+	OnOverlap Event = "on_overlap"
 )
 
 // Events lists every event once.
-var Events = []Event{PreSession, PreRun, PostRun, SessionComplete, OnFailover, OnNeedsInput}
+var Events = []Event{PreSession, PreRun, PostRun, SessionComplete, OnFailover, OnNeedsInput, OnOverlap}
 
 // Defaults of a hook or guard that does not set them.
 const (
@@ -76,6 +81,7 @@ func FromConfig(h config.Hooks, noHooks, noGuards bool) *Set {
 		for ev, hs := range map[Event][]config.HookConfig{
 			PreSession: h.PreSession, PreRun: h.PreRun, PostRun: h.PostRun,
 			SessionComplete: h.SessionComplete, OnFailover: h.OnFailover, OnNeedsInput: h.OnNeedsInput,
+			OnOverlap: h.OnOverlap,
 		} {
 			for _, hc := range hs {
 				if s.Hooks == nil {

@@ -26,6 +26,10 @@ type Vars struct {
 	ToModel   string
 	// Reason: on_needs_input's why (the classifier's reason).
 	Reason string
+	// OverlapWith and OverlapPaths: on_overlap's other session and the
+	// paths newly shared with it, one a line.
+	OverlapWith  string
+	OverlapPaths string
 }
 
 // named are the variables, each {name} in a command and env in its
@@ -35,6 +39,7 @@ var named = []struct{ name, env string }{
 	{"status", csaenv.Status}, {"exit_code", csaenv.ExitCode}, {"session_dir", csaenv.SessionDir},
 	{"project_root", csaenv.ProjectRoot}, {"depth", csaenv.Depth}, {"parent_id", csaenv.ParentID},
 	{"from_model", csaenv.FromModel}, {"to_model", csaenv.ToModel}, {"reason", csaenv.Reason},
+	{"overlap_with", csaenv.OverlapWith}, {"overlap_paths", csaenv.OverlapPaths},
 }
 
 // Names are the variables a command may use, each {name}.
@@ -51,6 +56,7 @@ func (v Vars) values(ev Event) map[string]string {
 		"event": string(ev), "session_id": v.SessionID, "tool": v.Tool, "model": v.Model, "status": v.Status,
 		"exit_code": v.ExitCode, "session_dir": v.SessionDir, "project_root": v.ProjectRoot, "depth": v.Depth,
 		"parent_id": v.ParentID, "from_model": v.FromModel, "to_model": v.ToModel, "reason": v.Reason,
+		"overlap_with": v.OverlapWith, "overlap_paths": v.OverlapPaths,
 	}
 }
 

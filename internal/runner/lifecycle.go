@@ -53,6 +53,8 @@ type life struct {
 	retries  retryCount
 	// killGrace is the grace a `csa kill` asked for, once one has.
 	killGrace *time.Duration
+	// radar watches a worktree run's changed paths while it runs.
+	radar *overlapWatch
 }
 
 // ending records why csa itself stopped the program.
@@ -93,6 +95,7 @@ func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
 
 // close ends what begin and start opened; finish has recorded the end.
 func (l *life) close() {
+	l.radar.end()
 	if l.keeper != nil {
 		l.keeper.Release()
 	}
@@ -188,6 +191,7 @@ func (l *life) running(record func(*session.State)) error {
 		p.Terminate(l.run.Spec.Grace)
 		return err
 	}
+	l.startRadar()
 	return nil
 }
 
@@ -212,6 +216,7 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		default:
 		}
 	}
+	l.radar.end()
 	used := measure(l.group, l.sampler, rusage)
 	l.group, l.sampler = nil, nil
 	now := s.Now().UTC()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/radar"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/session/psrow"
@@ -65,13 +66,14 @@ func Run(ctx context.Context, o *Options) error {
 		defer cancel()
 		remote = clustercmd.StartRows(ctx, o.All, now)
 	}
-	states, err := o.load(ctx)
+	states, overlaps, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
 	rows := make([]*Row, len(states))
 	for i, st := range states {
 		rows[i] = newRow(st, now)
+		rows[i].Overlaps = overlaps[st.ID]
 	}
 	// An unreachable cluster is a warning: the local sessions are still
 	// listed.
@@ -119,29 +121,32 @@ func Run(ctx context.Context, o *Options) error {
 }
 
 // load reads the sessions and settles the liveness of running ones; broken
-// records are reported on stderr and skipped (csa gc removes them).
-func (o *Options) load(ctx context.Context) ([]*session.Summary, error) {
+// records are reported on stderr and skipped (csa gc removes them). It
+// adds the overlaps of the live worktree runs (the radar).
+func (o *Options) load(ctx context.Context) ([]*session.Summary, map[string][]radar.Overlap, error) {
 	var stores []*session.Store
 	if o.All {
 		all, err := o.F.AllStores()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		stores = all
 	} else {
 		s, _, err := o.F.CwdStore()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		stores = append(stores, s)
 	}
 	var out []*session.Summary
+	var overlaps map[string][]radar.Overlap
 	broken := 0
 	for _, s := range stores {
 		ents, err := s.Summaries()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		live := map[string]bool{}
 		for _, e := range ents {
 			if errors.Is(e.Err, session.ErrStarting) {
 				continue
@@ -159,11 +164,24 @@ func (o *Options) load(ctx context.Context) ([]*session.Summary, error) {
 					sum = &v
 				}
 			}
+			if !sum.Status.Ended() && sum.Change != nil && !sum.Change.Recorded {
+				live[sum.ID] = true
+			}
 			out = append(out, sum)
+		}
+		// Only live worktree runs have reports worth reading.
+		if len(live) > 1 {
+			found, _ := radar.Live(radar.Dir(s), func(id string) bool { return live[id] })
+			for id, ovs := range found {
+				if overlaps == nil {
+					overlaps = map[string][]radar.Overlap{}
+				}
+				overlaps[id] = ovs
+			}
 		}
 	}
 	if broken > 0 {
 		fmt.Fprintf(o.F.IO.ErrOut, "csa: %d session records could not be read (see `csa gc --dry-run`)\n", broken)
 	}
-	return out, nil
+	return out, overlaps, nil
 }

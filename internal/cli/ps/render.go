@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/csa-dev/csa/internal/radar"
 )
 
 // tree nests rows under their parents; rows whose parent is not listed
@@ -43,8 +46,15 @@ func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 	for _, r := range rows {
 		withChange = withChange || r.Branch != ""
 	}
+	withOverlap := false
+	for _, r := range rows {
+		withOverlap = withOverlap || len(r.Overlaps) > 0
+	}
 	if withChange {
 		head = append(head, "BRANCH", "CHANGE")
+	}
+	if withOverlap {
+		head = append(head, "OVERLAPS")
 	}
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
@@ -55,6 +65,9 @@ func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 		}
 		if withChange {
 			c = append(c, orDash(r.Branch), change(r))
+		}
+		if withOverlap {
+			c = append(c, overlaps(r.Overlaps))
 		}
 		cells = append(cells, c)
 	}
@@ -106,6 +119,22 @@ func change(r *Row) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d files +%d -%d", r.Files, r.Insertions, r.Deletions)
+}
+
+// overlaps names the other live runs changing the same files, and the
+// first file each shares: "01JF3K4Q2M f.txt (+2)".
+func overlaps(ovs []radar.Overlap) string {
+	if len(ovs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ovs))
+	for i, o := range ovs {
+		parts[i] = short(o.With) + " " + o.Paths[0]
+		if n := len(o.Paths) - 1; n > 0 {
+			parts[i] += fmt.Sprintf(" (+%d)", n)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func orDash(s string) string {

@@ -131,7 +131,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.NoFailover, "no-failover", false, "with --tier: no retries and no failover on rate limits")
 	fl.StringVar(&opts.Transport, "transport", "", "cli, acp (the tool's Agent Client Protocol agent) or auto (default: tools.NAME.transport)")
 	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "give the agent no MCP servers of csa's hub ([mcp.servers] of the config; default off with mcp.enabled = false)")
-	fl.BoolVar(&opts.NoHooks, "no-hooks", false, "run none of the hooks of hooks.toml (pre_session, pre_run, post_run, session_complete, on_failover, on_needs_input)")
+	fl.BoolVar(&opts.NoHooks, "no-hooks", false, "run none of the hooks of hooks.toml (pre_session, pre_run, post_run, session_complete, on_failover, on_needs_input, on_overlap)")
 	fl.BoolVar(&opts.NoGuards, "no-guards", false, "run none of the prompt guards of hooks.toml (add nothing to the prompt)")
 	fl.BoolVar(&opts.Remote, "remote", false, "queue the run on the cluster ([cluster] url) for a csa worker; prints the session id (default: cluster.default)")
 	fl.StringSliceVar(&opts.Labels, "labels", nil, "with --remote: labels the worker must have, k=v,...")

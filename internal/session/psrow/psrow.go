@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/csa-dev/csa/internal/radar"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -38,7 +39,10 @@ type Row struct {
 	Files      int    `json:"files,omitempty"`
 	Insertions int    `json:"insertions,omitempty"`
 	Deletions  int    `json:"deletions,omitempty"`
-	Children   []*Row `json:"children,omitempty"`
+	// Overlaps are the other live worktree runs of the repository that
+	// change some of the same files, while this one runs.
+	Overlaps []radar.Overlap `json:"overlaps,omitempty"`
+	Children []*Row          `json:"children,omitempty"`
 	// Alias is a remote session's id in its worker's store, which the
 	// sessions its agent started name as their parent. Not listed.
 	Alias string `json:"-"`
@@ -128,6 +132,12 @@ func (r *Row) AppendJSON(b []byte) []byte {
 			b = append(b, n.key...)
 			b = strconv.AppendInt(b, int64(n.v), 10)
 		}
+	}
+	if len(r.Overlaps) > 0 {
+		// Rare, and paths may need any escape: encoding/json's own.
+		o, _ := json.Marshal(r.Overlaps)
+		b = append(b, `,"overlaps":`...)
+		b = append(b, o...)
 	}
 	return append(b, '}')
 }

@@ -2,6 +2,7 @@ package psrow
 
 import (
 	"encoding/json"
+	"github.com/csa-dev/csa/internal/radar"
 	"testing"
 	"time"
 )
@@ -19,6 +20,8 @@ func TestRowJSON(t *testing.T) {
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM5", Tool: "codex", State: "completed", ProjectRoot: "/p", Worker: "host-1"},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM6", Tool: "codex", State: "completed", Branch: "csa/01M80M4HCH", Recorded: true, Files: 2, Insertions: 3},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM7", Tool: "codex", State: "running", Branch: "csa/ü\"x"},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM8", Tool: "codex", State: "running", Branch: "csa/01M80M4HCH",
+			Overlaps: []radar.Overlap{{With: "01M80M4HCH8JGS3NVNKC0K0PM7", Paths: []string{"f.txt", "a <b>/\"ü\".go"}}}},
 	}
 	for _, r := range rows {
 		want, err := json.Marshal(r)

@@ -8,7 +8,10 @@
 package fleet
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/csa-dev/csa/internal/radar"
 
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/session"
@@ -103,6 +106,30 @@ type Row struct {
 	Tier         string `json:"tier,omitempty"`
 	Failovers    int    `json:"failovers"`
 	LastLine     string `json:"last_line,omitempty"`
+	// Branch is a worktree run's branch; Files the paths its change
+	// touches (while it runs, as its supervisor last reported them), and
+	// once Recorded its lines added and deleted.
+	Branch     string `json:"branch,omitempty"`
+	Recorded   bool   `json:"recorded,omitempty"`
+	Files      int    `json:"files,omitempty"`
+	Insertions int    `json:"insertions,omitempty"`
+	Deletions  int    `json:"deletions,omitempty"`
+	// Overlaps are the other live worktree runs of the repository that
+	// change some of the same files.
+	Overlaps []radar.Overlap `json:"overlaps,omitempty"`
+}
+
+// Change is a worktree run's branch and change in words: "csa/01JF3K4Q2M
+// 3 files +10 -2", or while it runs "csa/01JF3K4Q2M 3 files"; "" for
+// another run.
+func (r *Row) Change() string {
+	switch {
+	case r.Branch == "":
+		return ""
+	case r.Recorded:
+		return fmt.Sprintf("%s %d files +%d -%d", r.Branch, r.Files, r.Insertions, r.Deletions)
+	}
+	return fmt.Sprintf("%s %d files", r.Branch, r.Files)
 }
 
 // Snapshot is every session read at one moment.

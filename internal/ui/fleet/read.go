@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/interactive"
+	"github.com/csa-dev/csa/internal/radar"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -84,6 +85,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
 	seen := map[string]bool{}
 	var live []liveSession
 	for _, s := range stores {
+		worktrees := map[string]*Row{} // the store's live worktree runs
 		ids, err := s.IDs()
 		if err != nil {
 			return nil, err
@@ -111,7 +113,11 @@ func (r *Reader) Snapshot(ctx context.Context) (*Snapshot, error) {
 			k.fill(st)
 			snap.Rows = append(snap.Rows, &k.row)
 			live = append(live, liveSession{store: s, st: st, e: k})
+			if ws := st.Workspace; ws != nil && !ws.Recorded && !st.Status.Ended() {
+				worktrees[id] = &k.row
+			}
 		}
+		radarOf(s, worktrees)
 	}
 	for id := range r.known {
 		if !seen[id] {
@@ -142,6 +148,10 @@ func (e *entry) fill(st *session.State) {
 	}
 	if u := st.Usage; u != nil {
 		r.InputTokens, r.OutputTokens = u.InputTokens, u.OutputTokens
+	}
+	if ws := st.Workspace; ws != nil {
+		r.Branch, r.Recorded = ws.Branch, ws.Recorded
+		r.Files, r.Insertions, r.Deletions = ws.Files, ws.Insertions, ws.Deletions
 	}
 	r.setClass(classOf(st.Status))
 	e.ended = st.Status.Ended() && st.Interactive == nil
@@ -196,5 +206,28 @@ func (r *Reader) refresh(ctx context.Context, live []liveSession) {
 		}
 		l.e.tail.read(l.store.Dir(row.ID), l.st.Interactive != nil)
 		l.e.tail.apply(row)
+	}
+}
+
+// radarOf adds to the rows of a store's live worktree runs what their
+// supervisors report: the paths each changes so far, and the runs
+// changing some of the same files.
+func radarOf(s *session.Store, rows map[string]*Row) {
+	if len(rows) == 0 {
+		return
+	}
+	reports, err := radar.Read(radar.Dir(s))
+	if err != nil {
+		return
+	}
+	kept := reports[:0]
+	for _, rep := range reports {
+		if r := rows[rep.ID]; r != nil {
+			r.Files = len(rep.Paths)
+			kept = append(kept, rep)
+		}
+	}
+	for id, ovs := range radar.Find(kept) {
+		rows[id].Overlaps = ovs
 	}
 }

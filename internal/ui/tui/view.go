@@ -76,7 +76,12 @@ func (m *Model) table() string {
 	if m.o.All {
 		model = "PROJECT"
 	}
-	cols := fmt.Sprintf("  %-13s %-*s %-11s %-16s %5s %11s %13s %5s  %s", "STATE", idw, "SESSION", "TOOL", model, "AGE", "MEM/PEAK", "TOKENS IN/OUT", "RETRY", "LAST LINE")
+	chw := m.changeWidth()
+	change := ""
+	if chw > 0 {
+		change = fmt.Sprintf("%-*s  ", chw, "BRANCH/CHANGE")
+	}
+	cols := fmt.Sprintf("  %-13s %-*s %-11s %-16s %5s %11s %13s %5s  %s%s", "STATE", idw, "SESSION", "TOOL", model, "AGE", "MEM/PEAK", "TOKENS IN/OUT", "RETRY", change, "LAST LINE")
 	b.WriteString(headStyle.Render(m.fit(cols)))
 	b.WriteByte('\n')
 	rows := max(1, m.height-4)
@@ -85,7 +90,7 @@ func (m *Model) table() string {
 		first = m.cursor - rows + 1
 	}
 	for i := first; i < len(m.lines) && i < first+rows; i++ {
-		b.WriteString(m.line(m.lines[i], now, i == m.cursor, idw))
+		b.WriteString(m.line(m.lines[i], now, i == m.cursor, idw, chw))
 		b.WriteByte('\n')
 	}
 	for i := max(len(m.lines)-first, 1); i < rows; i++ {
@@ -173,7 +178,7 @@ func (m *Model) footer() string {
 }
 
 // line draws one session.
-func (m *Model) line(l fleet.Line, now time.Time, selected bool, idw int) string {
+func (m *Model) line(l fleet.Line, now time.Time, selected bool, idw, chw int) string {
 	r := l.Row
 	id := idCell(l)
 	model := r.Model
@@ -181,14 +186,44 @@ func (m *Model) line(l fleet.Line, now time.Time, selected bool, idw int) string
 		model = filepath.Base(r.Project)
 	}
 	state := fmt.Sprintf("%s %-11s", r.Symbol, r.Label)
-	rest := fmt.Sprintf(" %s %-11s %-16s %5s %11s %13s %5s  %s", pad(cut(id, idw), idw), cut(r.Tool, 11), cut(model, 16),
-		age(now.Sub(r.CreatedAt)), mem(r), tokens(r), retries(r), r.LastLine)
+	change := ""
+	if chw > 0 {
+		change = pad(cut(r.Change(), chw), chw) + "  "
+	}
+	rest := fmt.Sprintf(" %s %-11s %-16s %5s %11s %13s %5s  %s%s%s", pad(cut(id, idw), idw), cut(r.Tool, 11), cut(model, 16),
+		age(now.Sub(r.CreatedAt)), mem(r), tokens(r), retries(r), change, overlaps(r), r.LastLine)
 	text := m.fit("  " + state + rest)
 	if selected {
 		return selectedStyle.Render(text)
 	}
 	st := classStyle[r.Class]
 	return "  " + st.Render(state) + strings.TrimPrefix(text, "  "+state)
+}
+
+// changeWidth is the width of the branch and change column: 0 (no
+// column) when no session shown is a worktree run.
+func (m *Model) changeWidth() int {
+	w := 0
+	for _, l := range m.lines {
+		if c := l.Row.Change(); c != "" {
+			w = max(w, len("BRANCH/CHANGE"), lipgloss.Width(c))
+		}
+	}
+	return min(w, 40)
+}
+
+// overlaps flags a worktree run changing files other live runs change:
+// "overlap 01JF3K4Q2M f.txt (+2)  ".
+func overlaps(r *fleet.Row) string {
+	var b strings.Builder
+	for _, o := range r.Overlaps {
+		fmt.Fprintf(&b, "overlap %s %s", o.With[:min(len(o.With), 10)], o.Paths[0])
+		if n := len(o.Paths) - 1; n > 0 {
+			fmt.Fprintf(&b, " (+%d)", n)
+		}
+		b.WriteString("  ")
+	}
+	return b.String()
 }
 
 // fit cuts s to the screen's width.

@@ -24,6 +24,16 @@ function retries(r) {
   return p.length ? p.join(" ") : "-";
 }
 
+// A worktree run's branch and change: "csa/01JF3K4Q2M 3 files +10 -2",
+// "3 files" so far while it runs.
+function change(r) {
+  if (!r.branch) return "-";
+  const n = (r.files || 0) + " files";
+  return r.branch + " " + (r.recorded ? n + " +" + (r.insertions || 0) + " -" + (r.deletions || 0) : n);
+}
+// Other live worktree runs changing the same files.
+const overlaps = (r) => (r.overlaps || []).map((o) => "overlap " + o.with.slice(0, 10) + ": " + o.paths.join(", ")).join("; ");
+
 function matches(r, words) {
   const hay = [r.id, r.tool, r.model, r.state, r.class, r.label, r.last_line, r.project].join(" ").toLowerCase();
   return words.every((w) => hay.includes(w));
@@ -88,7 +98,7 @@ function render() {
   if (!ls.length) {
     const tr = document.createElement("tr");
     tr.appendChild(cell(rows.length ? "no sessions match the filter" : "no sessions in this project", "dim"));
-    tr.firstChild.colSpan = 9;
+    tr.firstChild.colSpan = 11;
     body.replaceChildren(tr);
   } else {
     body.replaceChildren(...ls.map(({ r, level, kids }) => {
@@ -104,7 +114,7 @@ function render() {
       t.textContent = kids ? (collapsed.has(r.id) ? "▸" : "▾") : "";
       id.append(t, r.id + (kids && collapsed.has(r.id) ? " +" + kids : ""));
       tr.appendChild(id);
-      tr.append(cell(r.tool), cell(r.model || ""), cell(age(r.created_at)), cell(mem(r)), cell(tokens(r)), cell(retries(r)), cell(r.last_line || "", "last"));
+      tr.append(cell(r.tool), cell(r.model || ""), cell(age(r.created_at)), cell(mem(r)), cell(tokens(r)), cell(retries(r)), cell(change(r)), cell(overlaps(r), "overlap"), cell(r.last_line || "", "last"));
       return tr;
     }));
   }
