@@ -172,7 +172,11 @@ func TestWorktreeParallelRuns(t *testing.T) {
 				SessionID string `json:"session_id"`
 			}
 			if err != nil || json.Unmarshal(out, &res) != nil {
-				t.Errorf("run %d: %v %s", i, err, out)
+				var stderr []byte
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = ee.Stderr
+				}
+				t.Errorf("run %d: %v %s\n%s", i, err, out, stderr)
 				return
 			}
 			ids[i] = res.SessionID
