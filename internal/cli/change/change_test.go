@@ -221,6 +221,12 @@ func TestTakeBackCommands(t *testing.T) {
 			Status    string   `json:"status"`
 			Commit    string   `json:"commit"`
 			Paths     []string `json:"paths"`
+			Hunks     []struct {
+				Path         string `json:"path"`
+				Ours, Theirs struct {
+					Hunks []string `json:"hunks"`
+				}
+			} `json:"hunks"`
 		} `json:"results"`
 		To string `json:"to"`
 	}
@@ -233,6 +239,19 @@ func TestTakeBackCommands(t *testing.T) {
 	}
 	if q.To != git(t, e.caller, "rev-parse", "HEAD") || read(t, filepath.Join(e.caller, "shared.txt")) != applied {
 		t.Fatal("the queue did not merge A")
+	}
+	// B's conflict shown from both sides: A's line merged so far, B's own.
+	hunk := func(side string) []string { return []string{"@@ -1,5 +1,5 @@\n 1\n 2\n-3\n+" + side + "\n 4\n 5\n"} }
+	if h := q.Results[1].Hunks; len(h) != 1 || h[0].Path != "shared.txt" ||
+		!slices.Equal(h[0].Ours.Hunks, hunk("A")) || !slices.Equal(h[0].Theirs.Hunks, hunk("B")) || q.Results[0].Hunks != nil {
+		t.Fatalf("csa merge --queue --json, both sides: %+v", q.Results)
+	}
+	code, _, errOut = e.csa("merge", "--queue", b)
+	want := "shared.txt, both sides since the run's snapshot:\n" +
+		"  ours (the current branch and the changes merged before it):\n    @@ -1,5 +1,5 @@\n     1\n     2\n    -3\n    +A\n     4\n     5\n" +
+		"  theirs (the run's change):\n    @@ -1,5 +1,5 @@\n     1\n     2\n    -3\n    +B\n     4\n     5\n"
+	if code != 1 || !strings.HasSuffix(errOut, want) {
+		t.Fatalf("csa merge --queue B in text: exit %d\n%s\nwant it to end with\n%s", code, errOut, want)
 	}
 	if code, _, errOut := e.csa("merge", a, b); code != 2 {
 		t.Fatalf("csa merge of two ids without --queue: %d %s", code, errOut)
