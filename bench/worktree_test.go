@@ -182,12 +182,25 @@ func workspaceCreate(b *testing.B, repo, key, what string) {
 }
 
 // BenchmarkRunWorktree is `csa run -w` against `csa run` of the stand-in
-// agent in a repository of 10,000 files with uncommitted changes: what a
-// worktree of its own adds to a run (made, recorded, removed).
+// agent in a repository with uncommitted changes (10,000 files; csa's
+// own): what a worktree of its own adds to a run (made, its change
+// recorded, removed).
 func BenchmarkRunWorktree(b *testing.B) {
-	w := newWorld(b, "run-worktree", "")
-	os.RemoveAll(w.projDir)
-	manyFilesRepo(b, w.projDir, 10000)
+	b.Run("10k-files", func(b *testing.B) {
+		w := newWorld(b, "run-worktree-10k", "")
+		os.RemoveAll(w.projDir)
+		manyFilesRepo(b, w.projDir, 10000)
+		runWorktree(b, w, "run-w-10k", "10,000 files")
+	})
+	b.Run("csa", func(b *testing.B) {
+		w := newWorld(b, "run-worktree-csa", "")
+		os.RemoveAll(w.projDir)
+		ownRepo(b, w.projDir)
+		runWorktree(b, w, "run-w-csa", "csa's own")
+	})
+}
+
+func runWorktree(b *testing.B, w *world, key, what string) {
 	null := devNull(b)
 	plain := func() time.Duration {
 		return w.command(b, null, csaBin, "run", "--tool", "codex", "echo hi").timed(b)
@@ -214,7 +227,7 @@ func BenchmarkRunWorktree(b *testing.B) {
 	if worktrees != len(ps)+5 {
 		b.Fatalf("%d runs had a worktree, want %d", worktrees, len(ps)+5)
 	}
-	n := fmt.Sprintf("n=%d", len(ps))
-	record("run-w", "csa run -w vs csa run, 10,000 files",
-		fmt.Sprintf("p50 %.1f vs %.1f ms; added p50 %.1f ms, p90 %.1f ms", ms(w50), ms(p50), ms(d50), ms(d90)), n, "info")
+	record(key, "csa run -w vs csa run, "+what,
+		fmt.Sprintf("p50 %.1f vs %.1f ms; added p50 %.1f ms, p90 %.1f ms", ms(w50), ms(p50), ms(d50), ms(d90)),
+		fmt.Sprintf("n=%d", len(ps)), "info")
 }
