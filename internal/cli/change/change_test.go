@@ -269,3 +269,32 @@ func TestNoChange(t *testing.T) {
 		}
 	}
 }
+
+// Hunks that are not UTF-8 keep their exact bytes in csa merge --json.
+func TestMergeHunksKeepTheirBytes(t *testing.T) {
+	e := newEnv(t)
+	a := e.run(map[string]string{"shared.txt": strings.Replace(shared, "3\n", "\xffA\n", 1)})
+	b := e.run(map[string]string{"shared.txt": strings.Replace(shared, "3\n", "\xfeB\n", 1)})
+	code, out, errOut := e.csa("merge", "--queue", "--json", a, b)
+	var q struct {
+		Results []struct {
+			Hunks []struct {
+				Ours struct {
+					Hunks []string `json:"hunks"`
+				} `json:"ours"`
+				Theirs struct {
+					Hunks []string `json:"hunks"`
+				} `json:"theirs"`
+			} `json:"hunks"`
+		} `json:"results"`
+		RawBytes map[string]string `json:"raw_bytes"`
+	}
+	if bad, err := verbatim.Unmarshal([]byte(out), &q); code != 1 || err != nil || bad != nil || len(q.Results) != 2 {
+		t.Fatalf("csa merge --queue --json: exit %d %v %q\n%s%s", code, err, bad, out, errOut)
+	}
+	h := q.Results[1].Hunks
+	if len(h) != 1 || len(h[0].Ours.Hunks) != 1 || len(h[0].Theirs.Hunks) != 1 ||
+		!strings.Contains(h[0].Ours.Hunks[0], "\n+\xffA\n") || !strings.Contains(h[0].Theirs.Hunks[0], "\n+\xfeB\n") {
+		t.Fatalf("hunks: %q", h)
+	}
+}
