@@ -58,6 +58,7 @@ bench 'MCPMemory|MCPLatency|MCPRouting' 1x # the MCP hub with npm servers (make 
 bench 'AgentStartLoaded' 100x # csa-agent's start with a Claude Code set-up beside the empty floor: ~10 s
 bench 'AgentHooks|AgentMCPStart|AgentMCPCall|AgentFrontEnds' 10x # csa-agent's extension points (make mcp-servers): ~1.5 min
 bench 'Failover' 5x       # a tier whose first model is each real program answering 429: ~2 min
+bench 'WorkspaceCreate|RunWorktree' 8x # csa run -w's worktree vs git worktree add, 10,000 files and csa's own: ~10 min on disk
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
 echo

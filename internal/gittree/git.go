@@ -121,12 +121,12 @@ func (g *Git) writeTree(ctx context.Context, dir, index string) (string, error) 
 
 // Top is the top directory of the work tree holding dir, or ErrNotRepo.
 func (g *Git) Top(ctx context.Context, dir string) (string, error) {
-	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--is-inside-work-tree")
-	if err != nil || line(out) != "true" {
+	// One git for both answers: outside a work tree (in a .git folder)
+	// the first is "false" and the second fails.
+	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel")
+	inside, top, _ := strings.Cut(string(out), "\n")
+	if err != nil || inside != "true" {
 		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
-	if out, err = g.run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel"); err != nil {
-		return "", err
-	}
-	return line(out), nil
+	return line([]byte(top)), nil
 }

@@ -33,9 +33,18 @@ type Result struct {
 	Change *Change
 	Status string // Merged or Blocked
 	// Commit is the commit the change made on the branch (Merged);
-	// Paths are those that conflict with the result so far (Blocked).
+	// Paths are those that conflict with the result so far (Blocked),
+	// and Sides what each side did to them, in the same order.
 	Commit string
 	Paths  []string
+	Sides  []Sides
+}
+
+// Sides is one conflicting path of a blocked change: its hunks in the
+// result so far (Ours) and in the run's change (Theirs), both from the
+// run's snapshot, the state the two sides started from.
+type Sides struct {
+	Ours, Theirs gittree.PathHunks
 }
 
 // Outcome is a merge of one or several changes.
@@ -75,7 +84,11 @@ func MergeQueue(ctx context.Context, g *gittree.Git, dir string, changes []*Chan
 			return nil, fmt.Errorf("session %s: %w", c.SessionID, err)
 		}
 		if paths != nil {
-			o.Results = append(o.Results, Result{Change: c, Status: Blocked, Paths: paths})
+			sides, err := bothSides(ctx, g, dir, o.To, c, paths)
+			if err != nil {
+				return nil, fmt.Errorf("session %s: %w", c.SessionID, err)
+			}
+			o.Results = append(o.Results, Result{Change: c, Status: Blocked, Paths: paths, Sides: sides})
 			continue
 		}
 		o.Results = append(o.Results, Result{Change: c, Status: Merged, Commit: commit})
@@ -87,6 +100,24 @@ func MergeQueue(ctx context.Context, g *gittree.Git, dir string, changes []*Chan
 		}
 	}
 	return o, nil
+}
+
+// bothSides is what the result so far (ours) and c (theirs) did to each
+// of paths since c's snapshot.
+func bothSides(ctx context.Context, g *gittree.Git, dir, ours string, c *Change, paths []string) ([]Sides, error) {
+	sides := make([]Sides, 0, len(paths))
+	for _, p := range paths {
+		o, err := g.Hunks(ctx, dir, c.Snapshot, ours, p)
+		if err != nil {
+			return nil, err
+		}
+		t, err := g.Hunks(ctx, dir, c.Snapshot, c.Head, p)
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, Sides{Ours: o, Theirs: t})
+	}
+	return sides, nil
 }
 
 // mergeOne makes the commit that merges c onto onto, or returns the

@@ -2,9 +2,11 @@ package takeback
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/csa-dev/csa/internal/gittree"
@@ -127,6 +129,32 @@ func TestMergeQueue(t *testing.T) {
 		if r.Change.SessionID != ids[i] || r.Status != want[i] {
 			t.Fatalf("result %d: %s %s, want %s %s", i, r.Change.SessionID, r.Status, ids[i], want[i])
 		}
+	}
+	// Both sides' hunks of each conflicting path, from the run's snapshot.
+	sides := map[string][2]string{}
+	for _, i := range []int{1, 4} {
+		r := o.Results[i]
+		if len(r.Sides) != len(r.Paths) {
+			t.Fatalf("result %d: %d sides for paths %q", i, len(r.Sides), r.Paths)
+		}
+		for j, sd := range r.Sides {
+			if sd.Ours.Path != r.Paths[j] || sd.Theirs.Path != r.Paths[j] || len(sd.Ours.Hunks) != 1 || len(sd.Theirs.Hunks) != 1 {
+				t.Fatalf("result %d, %q: %+v", i, r.Paths[j], sd)
+			}
+			sides[fmt.Sprint(i, r.Paths[j])] = [2]string{sd.Ours.Hunks[0], sd.Theirs.Hunks[0]}
+		}
+	}
+	hunk := func(side string) string {
+		return "@@ -1,5 +1,5 @@\n line 1\n-line 2\n+" + side + "\n line 3\n line 4\n line 5\n"
+	}
+	if got := sides["1shared.txt"]; got != [2]string{hunk("one"), hunk("two")} {
+		t.Fatalf("shared.txt's sides for the second run: %q", got)
+	}
+	if got := sides["4"+weird]; got != [2]string{"@@ -0,0 +1 @@\n+3\n", "@@ -0,0 +1 @@\n+5\n"} {
+		t.Fatalf("%q's sides for the fifth run: %q", weird, got)
+	}
+	if got := sides["4shared.txt"]; !strings.Contains(got[0], "+three\n") || !strings.Contains(got[0], "+four\n") || !strings.Contains(got[1], "+five\n") {
+		t.Fatalf("shared.txt's sides for the fifth run: %q", got)
 	}
 	slices.Sort(o.Results[4].Paths)
 	if !slices.Equal(o.Results[1].Paths, []string{"shared.txt"}) || !slices.Equal(o.Results[4].Paths, []string{weird, "shared.txt"}) {

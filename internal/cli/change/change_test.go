@@ -221,6 +221,12 @@ func TestTakeBackCommands(t *testing.T) {
 			Status    string   `json:"status"`
 			Commit    string   `json:"commit"`
 			Paths     []string `json:"paths"`
+			Hunks     []struct {
+				Path         string `json:"path"`
+				Ours, Theirs struct {
+					Hunks []string `json:"hunks"`
+				}
+			} `json:"hunks"`
 		} `json:"results"`
 		To string `json:"to"`
 	}
@@ -233,6 +239,19 @@ func TestTakeBackCommands(t *testing.T) {
 	}
 	if q.To != git(t, e.caller, "rev-parse", "HEAD") || read(t, filepath.Join(e.caller, "shared.txt")) != applied {
 		t.Fatal("the queue did not merge A")
+	}
+	// B's conflict shown from both sides: A's line merged so far, B's own.
+	hunk := func(side string) []string { return []string{"@@ -1,5 +1,5 @@\n 1\n 2\n-3\n+" + side + "\n 4\n 5\n"} }
+	if h := q.Results[1].Hunks; len(h) != 1 || h[0].Path != "shared.txt" ||
+		!slices.Equal(h[0].Ours.Hunks, hunk("A")) || !slices.Equal(h[0].Theirs.Hunks, hunk("B")) || q.Results[0].Hunks != nil {
+		t.Fatalf("csa merge --queue --json, both sides: %+v", q.Results)
+	}
+	code, _, errOut = e.csa("merge", "--queue", b)
+	want := "shared.txt, both sides since the run's snapshot:\n" +
+		"  ours (the current branch and the changes merged before it):\n    @@ -1,5 +1,5 @@\n     1\n     2\n    -3\n    +A\n     4\n     5\n" +
+		"  theirs (the run's change):\n    @@ -1,5 +1,5 @@\n     1\n     2\n    -3\n    +B\n     4\n     5\n"
+	if code != 1 || !strings.HasSuffix(errOut, want) {
+		t.Fatalf("csa merge --queue B in text: exit %d\n%s\nwant it to end with\n%s", code, errOut, want)
 	}
 	if code, _, errOut := e.csa("merge", a, b); code != 2 {
 		t.Fatalf("csa merge of two ids without --queue: %d %s", code, errOut)
@@ -248,5 +267,34 @@ func TestNoChange(t *testing.T) {
 		if code, _, errOut := e.csa("--json", cmd, id); code != 3 || !strings.Contains(errOut, `"no_change"`) {
 			t.Errorf("csa %s of a run without a worktree: %d %s, want 3 no_change", cmd, code, errOut)
 		}
+	}
+}
+
+// Hunks that are not UTF-8 keep their exact bytes in csa merge --json.
+func TestMergeHunksKeepTheirBytes(t *testing.T) {
+	e := newEnv(t)
+	a := e.run(map[string]string{"shared.txt": strings.Replace(shared, "3\n", "\xffA\n", 1)})
+	b := e.run(map[string]string{"shared.txt": strings.Replace(shared, "3\n", "\xfeB\n", 1)})
+	code, out, errOut := e.csa("merge", "--queue", "--json", a, b)
+	var q struct {
+		Results []struct {
+			Hunks []struct {
+				Ours struct {
+					Hunks []string `json:"hunks"`
+				} `json:"ours"`
+				Theirs struct {
+					Hunks []string `json:"hunks"`
+				} `json:"theirs"`
+			} `json:"hunks"`
+		} `json:"results"`
+		RawBytes map[string]string `json:"raw_bytes"`
+	}
+	if bad, err := verbatim.Unmarshal([]byte(out), &q); code != 1 || err != nil || bad != nil || len(q.Results) != 2 {
+		t.Fatalf("csa merge --queue --json: exit %d %v %q\n%s%s", code, err, bad, out, errOut)
+	}
+	h := q.Results[1].Hunks
+	if len(h) != 1 || len(h[0].Ours.Hunks) != 1 || len(h[0].Theirs.Hunks) != 1 ||
+		!strings.Contains(h[0].Ours.Hunks[0], "\n+\xffA\n") || !strings.Contains(h[0].Theirs.Hunks[0], "\n+\xfeB\n") {
+		t.Fatalf("hunks: %q", h)
 	}
 }

@@ -19,6 +19,8 @@ type mergedView struct {
 	// Paths conflict with the current branch (with the changes merged
 	// before it in a queue); empty when merged.
 	Paths []string `json:"paths"`
+	// Hunks: both sides of each conflicting path (blocked).
+	Hunks []sidesView `json:"hunks,omitempty"`
 }
 
 // mergeView is csa merge --json's answer.
@@ -45,7 +47,9 @@ touched: a change that conflicts leaves nothing half-merged (its paths are
 listed), and local changes git would not overwrite refuse the whole merge.
 --queue merges several runs' changes one at a time in the order given, each
 checked against the result so far: the clean ones are merged, the blocked ones
-reported with their conflicting paths.
+reported with their conflicting paths and both sides' hunks of each (ours: the
+branch with the changes merged before it; theirs: the run's change; both
+from the run's snapshot).
 Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 (not in a git work tree, local changes in the way), 3 a session has no change
 (it ran in the caller's tree, or has not ended).`,
@@ -104,7 +108,7 @@ func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, qu
 				paths = []string{}
 			}
 			v.Results = append(v.Results, mergedView{SessionID: r.Change.SessionID, Branch: r.Change.Branch,
-				Status: r.Status, Commit: r.Commit, Paths: paths})
+				Status: r.Status, Commit: r.Commit, Paths: paths, Hunks: sidesViews(r.Sides)})
 		}
 		return printJSON(f, v)
 	}
@@ -118,6 +122,7 @@ func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, qu
 			what = "blocked: it conflicts with the branch and the changes merged before it"
 		}
 		fmt.Fprintf(f.IO.ErrOut, "csa merge: %s %s. Conflicting paths:\n  %s\n", r.Change.SessionID, what, strings.Join(quotedAll(r.Paths), "\n  "))
+		printSides(f.IO.ErrOut, r.Sides)
 	}
 	return nil
 }
