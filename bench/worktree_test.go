@@ -149,7 +149,8 @@ func workspaceCreate(b *testing.B, repo, key, what string) {
 		}
 		h.Release()
 		t0 := time.Now()
-		dir, err := workspace.Create(ctx, g, store, st, "bench", repo, false)
+		var snap *gittree.Snapshot // each pair takes its own snapshot, as a run does
+		dir, err := workspace.Create(ctx, g, store, st, "bench", repo, false, &snap)
 		d := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
