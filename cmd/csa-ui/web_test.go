@@ -127,7 +127,7 @@ func TestWebViewShowsTheFleetAndActs(t *testing.T) {
 	}
 	rows := func() map[string]row {
 		js := `Object.fromEntries([...document.querySelectorAll("tr.row")].map(tr => [tr.dataset.id, {
-			Class: tr.dataset.class, State: tr.cells[0].textContent, Last: tr.cells[8].textContent, Retry: tr.cells[7].textContent,
+			Class: tr.dataset.class, State: tr.cells[0].textContent, Last: tr.querySelector("td.last").textContent, Retry: tr.cells[7].textContent,
 			Indent: parseFloat(tr.cells[1].style.paddingLeft) || 0}]))`
 		out, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]row](js))
 		if err != nil {
