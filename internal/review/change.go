@@ -15,8 +15,8 @@ import (
 
 // Change is what a review looks at.
 type Change struct {
-	Mode  string   `json:"mode"`            // diff, range, branch or files
-	Ref   string   `json:"ref,omitempty"`   // the range or the branch
+	Mode  string   `json:"mode"`            // diff, range, branch, files or session
+	Ref   string   `json:"ref,omitempty"`   // the range, the branch or the session
 	Files []string `json:"files,omitempty"` // for files
 	// What describes the change in the reviewers' prompt.
 	What  string `json:"-"`
@@ -30,6 +30,9 @@ const (
 	ModeRange  = "range"
 	ModeBranch = "branch"
 	ModeFiles  = "files"
+	// ModeSession is a worktree run's recorded change (csa run
+	// --worktree): its snapshot of the caller's tree to its head.
+	ModeSession = "session"
 )
 
 // ErrNothing is an empty change.
@@ -83,6 +86,20 @@ func Collect(ctx context.Context, dir string, env []string, mode, ref string, fi
 		return nil, err
 	}
 	c.Bytes = len(c.Text)
+	if strings.TrimSpace(c.Text) == "" {
+		return nil, ErrNothing
+	}
+	return c, nil
+}
+
+// OfSession is the change run id recorded on branch: diff, from its
+// snapshot to its head (takeback.Diff, which the caller runs in the run's
+// repository). An empty diff is ErrNothing.
+func OfSession(id, branch string, diff []byte) (*Change, error) {
+	c := &Change{
+		Mode: ModeSession, Ref: id, Text: string(diff), Bytes: len(diff),
+		What: "the change run " + id + " made on its branch " + branch + " (from its snapshot of the caller's tree to its last commit)",
+	}
 	if strings.TrimSpace(c.Text) == "" {
 		return nil, ErrNothing
 	}

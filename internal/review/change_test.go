@@ -154,3 +154,20 @@ func TestCollectNoCommit(t *testing.T) {
 		})
 	}
 }
+
+// A run's recorded diff is the change, byte for byte, named by its
+// session; an empty one is nothing to review.
+func TestOfSession(t *testing.T) {
+	diff := "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+\xff b\n"
+	c, err := OfSession("01ABC", "csa/01ABC", []byte(diff))
+	if err != nil || c.Mode != ModeSession || c.Ref != "01ABC" || c.Text != diff || c.Bytes != len(diff) ||
+		!strings.Contains(c.What, "csa/01ABC") {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if !strings.Contains(ReviewPrompt(c), diff) {
+		t.Error("the diff is not in the reviewers' prompt")
+	}
+	if _, err := OfSession("01ABC", "csa/01ABC", []byte("\n")); !errors.Is(err, ErrNothing) {
+		t.Errorf("empty diff: %v", err)
+	}
+}

@@ -25,6 +25,7 @@ type Options struct {
 	Range     string
 	Branch    string
 	Files     []string
+	Session   string
 	Args      []string
 	Reviewers int
 	Consensus string
@@ -40,15 +41,17 @@ const ReportFile = "review.json"
 func NewCmd(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	o := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "review [--diff | --range A..B | --branch B | --files F...] [--reviewers N] [--consensus STRATEGY]",
+		Use:   "review [--diff | --range A..B | --branch B | --files F... | --session ID] [--reviewers N] [--consensus STRATEGY]",
 		Short: "Have reviewers of other model families review a change, and combine their verdicts",
 		Long: `Have N reviewers review a change read-only, each a csa run of a model family
 other than the caller's (and other than each other's while there are enough
 families), and combine their structured verdicts.
 
 The change is --diff (git diff HEAD: staged and unstaged; the default),
---range A..B (git diff A..B), --branch B (git diff B...HEAD) or --files F...
-(the files' content). The review is a session of its own (tool "review"),
+--range A..B (git diff A..B), --branch B (git diff B...HEAD), --files F...
+(the files' content) or --session ID (the change a run in a worktree of its
+own recorded, as csa diff ID prints it; exit 2, code no_change, when the
+session has none). The review is a session of its own (tool "review"),
 the parent of its reviewers' sessions; the result is saved there as
 review.json.
 
@@ -76,6 +79,7 @@ before start, 130 interrupted.`,
 	fl.StringVar(&o.Range, "range", "", "review the commits A..B: git diff A..B")
 	fl.StringVar(&o.Branch, "branch", "", "review this branch's changes since B: git diff B...HEAD")
 	fl.StringSliceVar(&o.Files, "files", nil, "review these files' content (more may follow as arguments)")
+	fl.StringVar(&o.Session, "session", "", "review the change this worktree run recorded: csa diff ID")
 	// No -n: in csa it means --dry-run (csa gc), as in make -n and git clean -n.
 	fl.IntVar(&o.Reviewers, "reviewers", 0, "how many reviewers, 1-8 (default review.reviewers)")
 	fl.StringVar(&o.Consensus, "consensus", "", "majority, unanimous or weighted (default review.consensus)")
@@ -106,7 +110,12 @@ func Run(ctx context.Context, o *Options) error {
 	case !review.ValidStrategy(strategy):
 		return cmdutil.Usagef("--consensus %q: want majority, unanimous or weighted", strategy)
 	}
-	change, err := review.Collect(ctx, team.Cwd, o.F.Environ(), mode, ref, o.files())
+	var change *review.Change
+	if mode == review.ModeSession {
+		change, err = sessionChange(ctx, o.F, ref)
+	} else {
+		change, err = review.Collect(ctx, team.Cwd, o.F.Environ(), mode, ref, o.files())
+	}
 	var ue *review.UsageError
 	switch {
 	case errors.Is(err, review.ErrNothing):
@@ -167,6 +176,9 @@ func (o *Options) mode() (mode, ref string, err error) {
 	if len(o.Files) > 0 {
 		modes, mode = append(modes, "--files"), review.ModeFiles
 	}
+	if o.Session != "" {
+		modes, mode, ref = append(modes, "--session"), review.ModeSession, o.Session
+	}
 	switch {
 	case len(modes) > 1:
 		return "", "", cmdutil.Usagef("%s cannot be combined: give one change to review", strings.Join(modes, ", "))
@@ -184,7 +196,7 @@ func (o *Options) files() []string { return append(append([]string(nil), o.Files
 func (o *Options) record(mode, ref string, n int, strategy string) []string {
 	args := []string{"--" + mode}
 	switch mode {
-	case review.ModeRange, review.ModeBranch:
+	case review.ModeRange, review.ModeBranch, review.ModeSession:
 		args = append(args, ref)
 	case review.ModeFiles:
 		args = append(args, o.files()...)
@@ -200,6 +212,8 @@ func describeMode(mode, ref string) string {
 		return "git diff " + ref + "...HEAD"
 	case review.ModeFiles:
 		return "the files' content"
+	case review.ModeSession:
+		return "the change of session " + ref
 	}
 	return "git diff HEAD"
 }

@@ -45,6 +45,13 @@ func TestFlags(t *testing.T) {
 	if mode, ref, _ := parse(t, "--branch", "main").mode(); mode != review.ModeBranch || ref != "main" {
 		t.Fatalf("branch: %s %s", mode, ref)
 	}
+	o = parse(t, "--session", "01ABC")
+	if mode, ref, _ := o.mode(); mode != review.ModeSession || ref != "01ABC" {
+		t.Fatalf("session: %s %s", mode, ref)
+	}
+	if got := o.record(review.ModeSession, "01ABC", 1, "majority"); !reflect.DeepEqual(got[:2], []string{"--session", "01ABC"}) {
+		t.Fatalf("record %v", got)
+	}
 }
 
 func TestModeErrors(t *testing.T) {
@@ -55,6 +62,9 @@ func TestModeErrors(t *testing.T) {
 		{[]string{"--diff", "--branch", "main"}, "--diff, --branch cannot be combined"},
 		{[]string{"--range", "a..b", "--files", "x"}, "--range, --files cannot be combined"},
 		{[]string{"x.go"}, `unexpected argument "x.go"`},
+		{[]string{"--session", "01ABC", "--diff"}, "--diff, --session cannot be combined"},
+		{[]string{"--branch", "main", "--session", "01ABC"}, "--branch, --session cannot be combined"},
+		{[]string{"--session", "01ABC", "x.go"}, `unexpected argument "x.go"`},
 	} {
 		_, _, err := parse(t, tc.args...).mode()
 		if code, _ := cmdutil.Classify(err); code != "usage" || !strings.Contains(err.Error(), tc.want) {
