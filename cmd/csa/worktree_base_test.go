@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,5 +63,41 @@ func TestWorktreeBaseRun(t *testing.T) {
 	}
 	if rows := e.ps(); len(rows) != 3 {
 		t.Errorf("sessions: %d, want the 3 runs only", len(rows))
+	}
+}
+
+// A workflow step with Base: steps.1 starts from step 1's branch: it sees
+// step 1's edit, its branch holds both edits, and the caller's tree is
+// unchanged. No front matter asks for worktrees: Base implies one.
+func TestWorktreeBaseWorkflow(t *testing.T) {
+	e := newEnv(t)
+	proj, unchanged := gitProject(t, e)
+	wf := "+++\nname = \"chain\"\ntool = \"codex\"\n+++\n\n" +
+		"## Step 1: One\nWorktree: true\nwrite one.txt first; echo done\n\n" +
+		"## Step 2: Two\nBase: steps.1\ncopy one.txt seen.txt; write two.txt second; echo done\n"
+	wfFile := filepath.Join(e.dir, "chain.md")
+	os.WriteFile(wfFile, []byte(wf), 0o644)
+	var st struct {
+		State string `json:"state"`
+		Steps []struct {
+			SessionID string `json:"session_id"`
+		} `json:"steps"`
+	}
+	out := e.csa(0, "--json", "workflow", "run", wfFile)
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.State != "completed" || len(st.Steps) != 2 {
+		t.Fatalf("workflow run: %v %s", err, out)
+	}
+	unchanged()
+	first, second := e.state(st.Steps[0].SessionID).Workspace, e.state(st.Steps[1].SessionID).Workspace
+	if first == nil || second == nil || !second.Recorded || second.Base != first.Head {
+		t.Fatalf("workspaces %+v and %+v: step 2 not from step 1's head", first, second)
+	}
+	for file, want := range map[string]string{"seen.txt": "first\n", "one.txt": "first\n", "two.txt": "second\n"} {
+		if got := gitIn(t, proj, "show", second.Branch+":"+file); got != want {
+			t.Errorf("%s on %s: %q, want %q", file, second.Branch, got, want)
+		}
+	}
+	if got := gitIn(t, proj, "diff", "--name-only", first.Head, second.Head); got != "seen.txt\ntwo.txt\n" {
+		t.Errorf("step 2's change over step 1's: %q", got)
 	}
 }
