@@ -76,6 +76,34 @@ func (g *Git) Take(ctx context.Context, dir string) (*Snapshot, error) {
 	return s, nil
 }
 
+// ErrNoRef is a commit or branch name that names no commit.
+var ErrNoRef = errors.New("names no commit of the repository")
+
+// At is the snapshot of a run that starts from ref (a commit or branch of
+// the repository holding dir) instead of the caller's tree: ref's commit
+// and no uncommitted changes, so nothing of the caller's tree is taken.
+func (g *Git) At(ctx context.Context, dir, ref string) (*Snapshot, error) {
+	top, err := g.Top(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Root: top}
+	if s.Subdir, err = rel(s.Root, dir); err != nil {
+		return nil, err
+	}
+	// --end-of-options: a ref that starts with "-" is a name, never an option.
+	out, err := g.run(ctx, s.Root, nil, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	if err != nil || ref == "" {
+		return nil, fmt.Errorf("%q %w", ref, ErrNoRef)
+	}
+	s.Commit = line(out)
+	if out, err = g.run(ctx, s.Root, nil, nil, "rev-parse", "--verify", "--quiet", s.Commit+"^{tree}"); err != nil {
+		return nil, err
+	}
+	s.Tree = line(out)
+	return s, nil
+}
+
 // Bundle writes a git bundle of HEAD (all the history it needs) of the
 // repository at root into file.
 func (g *Git) Bundle(ctx context.Context, root, file string) error {

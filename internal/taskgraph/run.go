@@ -20,6 +20,10 @@ type Spec struct {
 	// Worktree, when set, says whether the run works in a git worktree of
 	// its own (csa run --worktree); nil leaves it to csa's configuration.
 	Worktree *bool
+	// WorktreeBase, with Worktree, is the commit or branch the run's
+	// worktree starts from (csa run --worktree-base) instead of the
+	// caller's tree.
+	WorktreeBase string
 }
 
 // Task is a node of the graph with its run and what earlier runs left.

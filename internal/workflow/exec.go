@@ -120,8 +120,18 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 	if worktree == nil && r.info.Plan.Worktree {
 		worktree = &r.info.Plan.Worktree
 	}
+	var base string
+	if s.Base != 0 {
+		on := true
+		worktree = &on
+		var err error
+		if base, err = r.baseHead(ctx, s.Base); err != nil {
+			res.Failure = &Failure{Class: FailNoBase, Message: err.Error()}
+			return nil
+		}
+	}
 	l := taskgraph.Launcher{Exe: r.env.Exe, Env: r.childEnv(res.Key), Dir: r.info.Dir, Grace: r.env.Grace}
-	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout, Worktree: worktree}, false)
+	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout, Worktree: worktree, WorktreeBase: base}, false)
 	var child *taskgraph.ChildError
 	switch {
 	case errors.Is(err, taskgraph.ErrSessionExists):
@@ -142,6 +152,29 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 		return err
 	}
 	return r.waitAgent(ctx, sid, res)
+}
+
+// FailNoBase is a step whose Base step left no recorded branch to start
+// from (it did not run, ran in the caller's tree, or its change was not
+// recorded).
+const FailNoBase = "no_base"
+
+// baseHead is the commit a step with Base: steps.N starts from: the head
+// recorded on the branch of step N's latest run, which has ended (steps
+// run in order), so its session's workspace record is final.
+func (r *runtime) baseHead(ctx context.Context, num int) (string, error) {
+	prev := r.latest[num]
+	if prev == nil || prev.SessionID == "" {
+		return "", fmt.Errorf("Base: step %d has no run to build on", num)
+	}
+	st, err := r.env.Session(ctx, prev.SessionID)
+	if err != nil {
+		return "", fmt.Errorf("Base: step %d's session %s: %v", num, prev.SessionID, err)
+	}
+	if ws := st.Workspace; ws == nil || !ws.Recorded || ws.Head == "" {
+		return "", fmt.Errorf("Base: step %d's session %s has no recorded branch (it ran without a worktree, or its change was not recorded)", num, prev.SessionID)
+	}
+	return st.Workspace.Head, nil
 }
 
 // waitAgent waits for the session's end and takes its result: the answer

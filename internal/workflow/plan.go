@@ -77,7 +77,11 @@ type Step struct {
 	Timeout string `json:"timeout,omitempty"`
 	// Worktree, when given, says whether the step's run works in a git
 	// worktree of its own; nil leaves it to the front matter.
-	Worktree  *bool  `json:"worktree,omitempty"`
+	Worktree *bool `json:"worktree,omitempty"`
+	// Base, when not 0, is the earlier step whose branch the step's
+	// worktree starts from (Base: steps.N): its latest run's recorded
+	// head, instead of the caller's tree.
+	Base      int    `json:"base,omitempty"`
 	OnFail    OnFail `json:"on_fail"`
 	Condition string `json:"condition,omitempty"`
 	// Body is the prompt (agent), the script (shell), the arguments
@@ -154,6 +158,9 @@ func renderNodes(w io.Writer, nodes []Node, depth int) {
 					fmt.Fprintf(w, " %s=%s", kv[0], kv[1])
 				}
 			}
+			if s.Base != 0 {
+				fmt.Fprintf(w, " base=steps.%d", s.Base)
+			}
 			fmt.Fprintf(w, " on_fail=%s", s.OnFail)
 			if s.Condition != "" {
 				fmt.Fprintf(w, " if (%s)", s.Condition)
@@ -181,12 +188,13 @@ type scope struct {
 	loops map[string]bool // the FOR variables around
 	depth int             // how many FORs are around
 	steps map[int]int     // the steps before, with how many FORs hold each
+	kinds map[int]Kind    // their kinds
 }
 
 // check makes sure every reference names a variable, a FOR variable in
 // scope, or a field of a step that comes before.
 func check(p *Plan) error {
-	sc := &scope{vars: p.Vars, loops: map[string]bool{}, steps: map[int]int{}}
+	sc := &scope{vars: p.Vars, loops: map[string]bool{}, steps: map[int]int{}, kinds: map[int]Kind{}}
 	return sc.nodes(p.Nodes)
 }
 
@@ -195,6 +203,9 @@ func (sc *scope) nodes(nodes []Node) error {
 		switch n.Type {
 		case NodeStep:
 			s := n.Step
+			if err := sc.base(s); err != nil {
+				return err
+			}
 			if sc.depth > 0 {
 				// Inside a FOR a step may read its own previous iteration.
 				sc.steps[s.Num] = sc.depth
@@ -208,7 +219,7 @@ func (sc *scope) nodes(nodes []Node) error {
 					return err
 				}
 			}
-			sc.steps[s.Num] = sc.depth
+			sc.steps[s.Num], sc.kinds[s.Num] = sc.depth, s.Kind
 		case NodeIf:
 			e, _ := ParseExpr(n.Cond)
 			if err := sc.refs(n.Pos, "", e.Refs()); err != nil {
@@ -234,6 +245,21 @@ func (sc *scope) nodes(nodes []Node) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// base makes sure a step's Base names an agent step before it, which
+// has ended (and recorded its branch) by the time this step starts.
+func (sc *scope) base(s *Step) error {
+	if s.Base == 0 {
+		return nil
+	}
+	if _, ok := sc.steps[s.Base]; !ok || s.Base == s.Num {
+		return errorf(s.Pos, "step %d: Base: step %d does not come before this point", s.Num, s.Base)
+	}
+	if sc.kinds[s.Base] != KindAgent {
+		return errorf(s.Pos, "step %d: Base: step %d is a %s step, with no branch (want an agent step)", s.Num, s.Base, sc.kinds[s.Base])
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,11 @@ func keyLine(line string) (key, val string, ok bool) {
 	return s[:i], strings.TrimSpace(s[i+1:]), true
 }
 
+// baseRe is a Base: line's value, the step it names.
+var baseRe = regexp.MustCompile(`^steps\.([0-9]+)$`)
+
 // stepKeys are the lines a step heading may be followed by.
-var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout", "Worktree"}
+var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout", "Worktree", "Base"}
 
 // step reads a step's key lines and body, up to the next ## line outside
 // a fenced block.
@@ -113,6 +117,16 @@ func (s *Step) setKey(k, v string) error {
 		}
 		on := v == "true"
 		s.Worktree = &on
+	case "Base":
+		m := baseRe.FindStringSubmatch(v)
+		n, err := 0, error(nil)
+		if m != nil {
+			n, err = strconv.Atoi(m[1])
+		}
+		if m == nil || err != nil || n < 1 {
+			return fmt.Errorf("%q: want steps.N, an earlier agent step whose branch this step's worktree starts from", v)
+		}
+		s.Base = n
 	case "Condition":
 		if _, err := ParseExpr(v); err != nil {
 			return err
@@ -181,6 +195,12 @@ func (s *Step) setBody(body string, pos Pos) error {
 	}
 	if s.Worktree != nil && s.Kind != KindAgent {
 		return errorf(s.Pos, "step %d: Worktree is for agent steps", s.Num)
+	}
+	if s.Base != 0 && s.Kind != KindAgent {
+		return errorf(s.Pos, "step %d: Base is for agent steps", s.Num)
+	}
+	if s.Base != 0 && s.Worktree != nil && !*s.Worktree {
+		return errorf(s.Pos, "step %d: Base starts the step's worktree from another step's branch: no Worktree: false", s.Num)
 	}
 	if s.OnFail.Action == OnFailDelegate && s.Kind != KindAgent {
 		return errorf(s.Pos, "step %d: OnFail delegate is for agent steps", s.Num)

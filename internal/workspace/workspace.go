@@ -55,9 +55,10 @@ func Check(ctx context.Context, g *gittree.Git, cwd string) error {
 // Create makes session st's worktree for a caller in cwd, records it in
 // st.Workspace (and the message of its change in the session's folder),
 // and returns the folder the agent works in: cwd's counterpart in it.
-// It starts from *snap, the caller's tree as taken before; when *snap is
-// nil it takes it now and leaves it there, for the next attempt of a tier
-// to start from the same tree.
+// It starts from *snap, the caller's tree as taken before (or a base
+// commit, gittree.At, for a run that builds on another's branch); when
+// *snap is nil it takes it now and leaves it there, for the next attempt
+// of a tier to start from the same tree.
 func Create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt, cwd string, keep bool, snap **gittree.Snapshot) (string, error) {
 	if *snap == nil {
 		taken, err := g.Take(ctx, cwd)

@@ -39,8 +39,9 @@ type job struct {
 	// failedOver the on_failover hooks' outcomes, for the next attempt.
 	hooks      *runhooks.Set
 	failedOver []runhooks.Result
-	// snap is the caller's tree as the first worktree attempt took it:
-	// every attempt of a tier starts from it, whatever changed since.
+	// snap is the caller's tree as the first worktree attempt took it
+	// (or --worktree-base's commit): every attempt of a tier starts from
+	// it, whatever changed since.
 	snap *gittree.Snapshot
 }
 
@@ -232,6 +233,11 @@ func (j *job) request(ctx context.Context, c choice) (*runner.Request, error) {
 	worktree, err := j.worktree(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if worktree && o.WorktreeBase != "" && j.snap == nil {
+		if j.snap, err = j.base(ctx, cwd); err != nil {
+			return nil, err
+		}
 	}
 	return &runner.Request{
 		Worktree: worktree, KeepWorktree: o.KeepWorktree, Snapshot: &j.snap,

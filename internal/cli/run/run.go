@@ -66,6 +66,9 @@ type Options struct {
 	// Worktree runs the agent in a git worktree of its own;
 	// KeepWorktree keeps its folder once the change is recorded.
 	Worktree, KeepWorktree bool
+	// WorktreeBase, with Worktree, is the commit or branch the worktree
+	// starts from instead of the caller's HEAD and uncommitted changes.
+	WorktreeBase string
 
 	timeoutSet, idleSet, yoloSet bool
 	remoteSet                    bool
@@ -140,6 +143,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVar(&opts.MCPScope, "mcp-scope", "", "the project (an absolute path) whose instances of project-scoped MCP servers the run shares (default: its own)")
 	fl.MarkHidden("mcp-scope")
 	fl.BoolVarP(&opts.Worktree, "worktree", "w", false, "run the agent in a git worktree of its own, on a branch csa/ID from HEAD plus your uncommitted changes; its change is committed there when it ends (default: defaults.worktree; a run inside another's worktree works in it)")
+	fl.StringVar(&opts.WorktreeBase, "worktree-base", "", "with --worktree: start the worktree's branch from this commit or branch instead of HEAD plus your uncommitted changes (nothing of your tree is taken)")
 	fl.BoolVar(&opts.KeepWorktree, "keep-worktree", false, "with --worktree: keep the worktree's folder once the change is committed (the branch always stays)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
@@ -213,7 +217,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if j.goesRemote(o.changed) {
-		if o.Worktree || o.KeepWorktree {
+		if o.Worktree || o.KeepWorktree || o.WorktreeBase != "" {
 			return cmdutil.Usagef("--worktree is for local runs: a remote run works in a scratch tree of its own and its change comes back with csa apply")
 		}
 		return j.remote(ctx)

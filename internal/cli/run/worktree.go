@@ -22,6 +22,8 @@ func (j *job) worktree(ctx context.Context, tool string) (bool, error) {
 	switch {
 	case !want && o.KeepWorktree:
 		return false, cmdutil.Usagef("--keep-worktree goes with --worktree")
+	case !want && o.WorktreeBase != "":
+		return false, cmdutil.Usagef("--worktree-base goes with --worktree")
 	case !want:
 		return false, nil
 	case o.Session != "":
@@ -32,4 +34,15 @@ func (j *job) worktree(ctx context.Context, tool string) (bool, error) {
 		return false, cmdutil.Usagef("--worktree: %s is not inside a git work tree (a worktree run needs a repository to branch from)", j.cwd)
 	}
 	return true, err
+}
+
+// base is the snapshot a --worktree-base run starts from: the commit the
+// flag names in cwd's repository; one that names none is refused (exit 2)
+// before the session is made.
+func (j *job) base(ctx context.Context, cwd string) (*gittree.Snapshot, error) {
+	snap, err := (&gittree.Git{Env: gittree.Clean(j.f.Environ())}).At(ctx, cwd, j.o.WorktreeBase)
+	if errors.Is(err, gittree.ErrNoRef) {
+		return nil, cmdutil.Usagef("--worktree-base: %v", err)
+	}
+	return snap, err
 }
