@@ -22,7 +22,7 @@ func sessionChange(ctx context.Context, f *cmdutil.Factory, id string) (*review.
 	c, err := takeback.Of(st)
 	var nc *takeback.NoChangeError
 	if errors.As(err, &nc) {
-		return nil, &cmdutil.Error{Code: "no_change", Exit: cmdutil.ExitUsage, Err: err}
+		return nil, &cmdutil.Error{Code: "no_change", Exit: cmdutil.ExitRefused, Err: err}
 	}
 	if err != nil {
 		return nil, err
