@@ -12,6 +12,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/gitrepo"
 	"github.com/csa-dev/csa/internal/workspace"
 )
 
@@ -23,9 +24,7 @@ const workspaceLimit = 1.5
 // gitEnv keeps the user's and the system's git configuration out of the
 // benchmark's repositories.
 func gitEnv() []string {
-	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@localhost",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@localhost")
+	return append(os.Environ(), gitrepo.Env("bench", "bench@localhost")...)
 }
 
 func gitIn(tb testing.TB, dir string, args ...string) string {

@@ -12,20 +12,13 @@ import (
 	"testing"
 
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/gitrepo"
 )
 
 // gitIn runs git in dir with a fixed identity and no user config.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = dir
-	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@u", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@u")
-	out, err := c.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v: %s", args, err, out)
-	}
-	return string(out)
+	return gitrepo.Run(t, dir, gitrepo.Env("u", "u@u"), args...)
 }
 
 // gitProject makes the test's project a repository with f.txt committed,

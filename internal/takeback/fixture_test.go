@@ -13,14 +13,14 @@ import (
 
 	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/gitrepo"
 )
 
 // weird is a path no encoding holds as text: a byte that is not UTF-8, a
 // space and an accented letter.
 const weird = "dir é/\xff name.txt"
 
-var gitEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-	"GIT_AUTHOR_NAME=user", "GIT_AUTHOR_EMAIL=user@example.com", "GIT_COMMITTER_NAME=user", "GIT_COMMITTER_EMAIL=user@example.com"}
+var gitEnv = gitrepo.Env("user", "user@example.com")
 
 func newGit(t *testing.T) *gittree.Git {
 	for _, kv := range gitEnv {
@@ -32,14 +32,7 @@ func newGit(t *testing.T) *gittree.Git {
 
 func git(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	cmd := osexec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v: %s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(gitrepo.Run(t, dir, append(append([]string(nil), gitEnv...), env...), args...))
 }
 
 func write(t *testing.T, path, text string) {

@@ -17,14 +17,14 @@ import (
 	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/project"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/testkit/gitrepo"
 	"github.com/csa-dev/csa/internal/verbatim"
 )
 
 // weird is a path that is not text: a byte that is not UTF-8.
 const weird = "d é/\xff x.bin"
 
-var gitEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-	"GIT_AUTHOR_NAME=user", "GIT_AUTHOR_EMAIL=user@example.com", "GIT_COMMITTER_NAME=user", "GIT_COMMITTER_EMAIL=user@example.com"}
+var gitEnv = gitrepo.Env("user", "user@example.com")
 
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
