@@ -41,25 +41,13 @@ contains = "parity"
 func TestCommandsParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range commandsFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, commandsFixture)
 	if err := os.Chmod(filepath.Join(dir, "repo/report.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
 	for _, prompt := range []string{"parity: list them", `/changelog v2 "big release" extra parity`, "/shell"} {
-		claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
-			return claudeCommand(t, claude, home, cwd, url, prompt)
-		})
-		agentText := requestSent(t, cwd, func(url string) *exec.Cmd {
-			return agentCommand(t, dir, home, cwd, url, prompt)
-		})
-		if os.Getenv("CSA_PARITY_DUMP") != "" {
-			t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
-		}
+		claudeText, agentText := bothSent(t, claude, dir, home, cwd, prompt)
 		want := map[string]bool{
 			"- api-dev: Works on the HTTP API.":                          true,
 			"- deployer: The project's deployer.":                        true,

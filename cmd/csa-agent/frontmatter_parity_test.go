@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -82,22 +80,10 @@ var (
 func TestFrontMatterParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range frontMatterFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, frontMatterFixture)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
 	prompt := "parity: list them"
-	claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
-		return claudeCommand(t, claude, home, cwd, url, prompt)
-	})
-	agentText := requestSent(t, cwd, func(url string) *exec.Cmd {
-		return agentCommand(t, dir, home, cwd, url, prompt)
-	})
-	if os.Getenv("CSA_PARITY_DUMP") != "" {
-		t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
-	}
+	claudeText, agentText := bothSent(t, claude, dir, home, cwd, prompt)
 	want := []string{
 		"fm-block: Folded over two lines: and a colon",
 		"fm-cmd-example: Runs it. Example: <example>x</example>",

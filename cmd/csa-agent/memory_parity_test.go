@@ -63,11 +63,7 @@ var memoryFixture = map[string]string{
 func TestMemoryParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range memoryFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, memoryFixture)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo", "sub")
 
 	paths := compareMemory(t, claude, dir, home, cwd, false)

@@ -40,11 +40,7 @@ var agentRules = regexp.MustCompile(`(?s)<system-reminder>\n(Contents of /.*?)\n
 func TestNestedMemoryParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range rulesFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, rulesFixture)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
 	script := fmt.Sprintf(`
 [[rule]]

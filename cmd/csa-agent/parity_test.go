@@ -94,3 +94,30 @@ func firstRequest(t *testing.T, script, marker, cwd string, command func(url str
 	t.Fatalf("%s: no request holding %q reached the model", cmd.Path, marker)
 	return ""
 }
+
+// writeFixture writes files, their paths relative to dir.
+func writeFixture(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		if err := writeFile(filepath.Join(dir, name), content); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// bothSent is what Claude Code and csa-agent each sent the model when
+// asked prompt in cwd with HOME home (csa-agent's state under dir); with
+// CSA_PARITY_DUMP set both are logged.
+func bothSent(t *testing.T, claude, dir, home, cwd, prompt string) (claudeText, agentText string) {
+	t.Helper()
+	claudeText = requestSent(t, cwd, func(url string) *exec.Cmd {
+		return claudeCommand(t, claude, home, cwd, url, prompt)
+	})
+	agentText = requestSent(t, cwd, func(url string) *exec.Cmd {
+		return agentCommand(t, dir, home, cwd, url, prompt)
+	})
+	if os.Getenv("CSA_PARITY_DUMP") != "" {
+		t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
+	}
+	return claudeText, agentText
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -58,22 +56,10 @@ func kitLines(text string) []string {
 func TestPluginsParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range pluginFixture(dir) {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, pluginFixture(dir))
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
 	prompt := "parity: list the plugin's agents"
-	claudeText := requestSent(t, cwd, func(url string) *exec.Cmd {
-		return claudeCommand(t, claude, home, cwd, url, prompt)
-	})
-	agentText := requestSent(t, cwd, func(url string) *exec.Cmd {
-		return agentCommand(t, dir, home, cwd, url, prompt)
-	})
-	if os.Getenv("CSA_PARITY_DUMP") != "" {
-		t.Logf("claude:\n%s\n\ncsa-agent:\n%s", claudeText, agentText)
-	}
+	claudeText, agentText := bothSent(t, claude, dir, home, cwd, prompt)
 	want := []string{
 		"kit:lint: Lints the code.",
 		"kit:reviewer: Reviews a change.",

@@ -38,11 +38,7 @@ var listedSkill = regexp.MustCompile(`(?m)^- ([a-z-]+): zz (.*)$`)
 func TestSkillDirsParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range skillDirsFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, skillDirsFixture)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo", "app", "web")
 	listed := func(text string) []string {
 		var out []string

@@ -45,11 +45,7 @@ var styleSection = regexp.MustCompile(`(?s)# Output Style: [^\n]*\n.*?End of sty
 func TestOutputStyleParityWithClaudeCode(t *testing.T) {
 	claude := realClaude(t)
 	dir := t.TempDir()
-	for name, content := range styleFixture {
-		if err := writeFile(filepath.Join(dir, name), content); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixture(t, dir, styleFixture)
 	home, cwd := filepath.Join(dir, "home"), filepath.Join(dir, "repo", "sub")
 
 	claudeSys, agentSys := compareStyle(t, claude, dir, home, cwd, "")
