@@ -102,12 +102,7 @@ func BenchmarkOverlapSeen(b *testing.B) {
 	b.StopTimer()
 	p50, p90 := report(b, "flagged", ds)
 	worst := slices.Max(ds)
-	verdict := "met"
-	if p90 > time.Second {
-		verdict = "NOT MET"
-	} else if worst > time.Second {
-		verdict = "met (p90; worst over)"
-	}
+	verdict := latencyVerdict(p90, worst, time.Second)
 	record("overlapseen", fmt.Sprintf("overlap radar: second edit -> csa ps flags both runs, n=%d", len(ds)),
 		fmt.Sprintf("p50 %.0f ms, p90 %.0f ms, max %.0f ms", ms(p50), ms(p90), ms(worst)), "<= 1 s", verdict)
 }

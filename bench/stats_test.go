@@ -136,3 +136,15 @@ func TestWriteTable(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// latencyVerdict judges a latency target on p90, saying when the worst
+// sample went over it.
+func latencyVerdict(p90, worst, limit time.Duration) string {
+	switch {
+	case p90 > limit:
+		return "NOT MET"
+	case worst > limit:
+		return "met (p90; worst over)"
+	}
+	return "met"
+}

@@ -76,12 +76,7 @@ func BenchmarkTopLatency(b *testing.B) {
 	b.StopTimer()
 	p50, p90 := report(b, "shown", ds)
 	worst := slices.Max(ds)
-	verdict := "met"
-	if p90 > time.Second {
-		verdict = "NOT MET"
-	} else if worst > time.Second {
-		verdict = "met (p90; worst over)"
-	}
+	verdict := latencyVerdict(p90, worst, time.Second)
 	record("toplatency", fmt.Sprintf("csa top shows a state change (csa send returned -> screen), n=%d", len(ds)),
 		fmt.Sprintf("p50 %.0f ms, p90 %.0f ms, max %.0f ms", ms(p50), ms(p90), ms(worst)), "<= 1 s", verdict)
 }
