@@ -115,7 +115,8 @@ var scratchAuthor = []string{"GIT_AUTHOR_NAME=csa", "GIT_AUTHOR_EMAIL=csa@localh
 
 // ThreeWay merges the change base..theirs into ours (each a commit or a
 // tree) without touching any work tree or ref, and returns the tree of
-// the result, or the paths that conflict. git merge-tree finds the merge
+// the result and, when they conflict, the paths that do (non-nil): the
+// tree then holds git's conflict markers in them. git merge-tree finds the merge
 // base from history, and a run's change starts from a commit that is not
 // in ours' history (the caller's snapshot): two commits on a common
 // parent of base's tree make base the merge base (git merge-tree
@@ -151,7 +152,7 @@ func (g *Git) ThreeWay(ctx context.Context, dir, base, ours, theirs string) (tre
 			conflicts = append(conflicts, p)
 		}
 	}
-	return "", conflicts, nil
+	return f[0], conflicts, nil
 }
 
 // DirtyError: the work tree has changes git would not overwrite; nothing

@@ -11,7 +11,12 @@ import (
 // that they never depend on (or fail for lack of) the user's own.
 type Identity struct{ Name, Email string }
 
-func (id Identity) env() []string {
+// CSA is csa's own identity: the author of the commits that record a
+// run's change or carry a merge to resolve.
+var CSA = Identity{Name: "csa", Email: "csa@localhost"}
+
+// Env is the environment that makes git author and commit as id.
+func (id Identity) Env() []string {
 	return []string{"GIT_AUTHOR_NAME=" + id.Name, "GIT_AUTHOR_EMAIL=" + id.Email,
 		"GIT_COMMITTER_NAME=" + id.Name, "GIT_COMMITTER_EMAIL=" + id.Email}
 }
@@ -19,7 +24,7 @@ func (id Identity) env() []string {
 // commit records tree on top of parent with message, by who (git
 // commit-tree signs nothing unless asked, whatever commit.gpgSign says).
 func (g *Git) commit(ctx context.Context, dir, tree, parent string, message []byte, who Identity) (string, error) {
-	return g.CommitTree(ctx, dir, tree, []string{parent}, string(message), who.env())
+	return g.CommitTree(ctx, dir, tree, []string{parent}, string(message), who.Env())
 }
 
 // ErrBranchExists: every branch name offered is taken.

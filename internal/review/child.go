@@ -54,8 +54,18 @@ func (r *Runner) Resume(ctx context.Context, id, prompt string) (*RunResult, err
 	return r.run(ctx, []string{"--session", id}, prompt)
 }
 
+// Work runs a new session of tool that may change files (csa run's
+// permission default, not --yolo=false), with more csa run flags (a
+// worktree of its own, say).
+func (r *Runner) Work(ctx context.Context, tool string, flags []string, prompt string) (*RunResult, error) {
+	return r.start(ctx, append([]string{"run", "--json", "--tool", tool}, flags...), prompt)
+}
+
 func (r *Runner) run(ctx context.Context, extra []string, prompt string) (*RunResult, error) {
-	args := append([]string{"run", "--json", "--yolo=false"}, extra...)
+	return r.start(ctx, append([]string{"run", "--json", "--yolo=false"}, extra...), prompt)
+}
+
+func (r *Runner) start(ctx context.Context, args []string, prompt string) (*RunResult, error) {
 	if r.Timeout > 0 {
 		args = append(args, "--timeout", r.Timeout.String())
 	}
@@ -97,4 +107,25 @@ func (r *RunResult) Failed() string {
 		return fmt.Sprintf("%s: %s (%s)", r.Status, r.Failure.Message, r.Failure.Class)
 	}
 	return string(r.Status)
+}
+
+// ReviewSession runs `csa review --session id --json`: the report, with
+// the review's exit status in it.
+func (r *Runner) ReviewSession(ctx context.Context, id string) (*Report, error) {
+	args := []string{"review", "--json", "--session", id}
+	if r.Timeout > 0 {
+		args = append(args, "--timeout", r.Timeout.String())
+	}
+	c, err := proc.Capture(ctx, proc.Spec{Path: r.Exe, Args: args, Env: r.Env, Dir: r.Dir, DieWithParent: true}, r.Grace)
+	if c == nil {
+		return nil, fmt.Errorf("start csa review: %w", err)
+	}
+	var rep Report
+	if jerr := json.Unmarshal(bytes.TrimSpace(c.Stdout), &rep); jerr != nil || rep.Verdict == "" {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("csa review exited %d: %s", c.ExitCode, childError(c.Stderr))
+	}
+	return &rep, nil
 }

@@ -40,20 +40,44 @@ func installed(path string, p agents.Program) bool {
 	return err == nil
 }
 
+// Party is a tool the chosen ones must not share a model family with:
+// the caller, or the author of the change under review.
+type Party struct {
+	Role   string // "caller", "author"
+	Tool   agents.Tool
+	Family string // "" when it cannot be told
+}
+
+// avoided reports whether c shares a party's family: the same known
+// family, or an unknown one (it could be the party's).
+func avoided(c Candidate, parties []Party) bool {
+	for _, p := range parties {
+		if p.Tool != "" && (c.Family == "" || c.Family == p.Family) {
+			return true
+		}
+	}
+	return false
+}
+
 // NoToolError reports that no sub-agent can be chosen.
 type NoToolError struct {
-	Need   string // what was asked for
-	Caller string // the caller's tool, if known
-	Family string // the caller's family
-	Tried  []string
+	Need  string  // what was asked for
+	Avoid []Party // whose families were avoided
+	Tried []string
 }
 
 func (e *NoToolError) Error() string {
-	who := ""
-	if e.Caller != "" {
-		who = fmt.Sprintf(" (the caller is %s, family %s)", e.Caller, orUnknown(e.Family))
+	var who []string
+	for _, p := range e.Avoid {
+		if p.Tool != "" {
+			who = append(who, fmt.Sprintf("the %s is %s, family %s", p.Role, p.Tool, orUnknown(p.Family)))
+		}
 	}
-	return fmt.Sprintf("no %s%s: %s", e.Need, who, strings.Join(e.Tried, ", "))
+	s := "no " + e.Need
+	if len(who) > 0 {
+		s += " (" + strings.Join(who, "; ") + ")"
+	}
+	return s + ": " + strings.Join(e.Tried, ", ")
 }
 
 func orUnknown(s string) string {
@@ -63,17 +87,33 @@ func orUnknown(s string) string {
 	return s
 }
 
-// PickReviewers chooses n reviewers. None is of the caller's family, nor
-// of an unknown family when the caller is known (it could be the caller's).
-// Each family is used once, in csa's tool order, before any is used again;
-// a family is reused only when fewer than n are available, taking its
-// other tools before repeating one.
-func PickReviewers(cands []Candidate, skipped []string, caller agents.Tool, callerFamily string, n int) ([]Candidate, error) {
+// otherThan names what is asked for: a tool of another model family than
+// the parties'.
+func otherThan(what string, parties []Party) string {
+	var roles []string
+	for _, p := range parties {
+		if p.Tool != "" {
+			roles = append(roles, "the "+p.Role+"'s")
+		}
+	}
+	if len(roles) == 0 {
+		return what
+	}
+	return what + " of another model family than " + strings.Join(roles, " and ")
+}
+
+// PickReviewers chooses n reviewers. None shares a party's family (the
+// caller's, the change's author's), nor is of an unknown family when a
+// party is known (it could be the party's). Each family is used once, in
+// csa's tool order, before any is used again; a family is reused only
+// when fewer than n are available, taking its other tools before
+// repeating one.
+func PickReviewers(cands []Candidate, skipped []string, avoid []Party, n int) ([]Candidate, error) {
 	var first, rest []Candidate
 	seen := map[string]bool{}
 	tried := append([]string(nil), skipped...)
 	for _, c := range cands {
-		if caller != "" && (c.Family == "" || c.Family == callerFamily) {
+		if avoided(c, avoid) {
 			tried = append(tried, fmt.Sprintf("%s (family %s)", c.Tool, orUnknown(c.Family)))
 			continue
 		}
@@ -90,13 +130,26 @@ func PickReviewers(cands []Candidate, skipped []string, caller agents.Tool, call
 	}
 	order := append(first, rest...)
 	if len(order) == 0 {
-		return nil, &NoToolError{Need: "reviewer of another model family than the caller's", Caller: string(caller), Family: callerFamily, Tried: tried}
+		return nil, &NoToolError{Need: otherThan("reviewer", avoid), Avoid: avoid, Tried: tried}
 	}
 	out := make([]Candidate, n)
 	for i := range out {
 		out[i] = order[i%len(order)]
 	}
 	return out, nil
+}
+
+// PickOther chooses one tool (a merge's resolver) of another family than
+// every party's, the first in csa's tool order.
+func PickOther(cands []Candidate, skipped []string, what string, avoid []Party) (Candidate, error) {
+	tried := append([]string(nil), skipped...)
+	for _, c := range cands {
+		if !avoided(c, avoid) {
+			return c, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s (family %s)", c.Tool, orUnknown(c.Family)))
+	}
+	return Candidate{}, &NoToolError{Need: otherThan(what, avoid), Avoid: avoid, Tried: tried}
 }
 
 // PickDebaters chooses a proposer and a critic of two different, known

@@ -48,7 +48,7 @@ func TestPickReviewers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PickReviewers(tc.cands, nil, tc.caller, tc.family, tc.n)
+			got, err := PickReviewers(tc.cands, nil, []Party{{"caller", tc.caller, tc.family}}, tc.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestPickReviewers(t *testing.T) {
 }
 
 func TestPickReviewersNone(t *testing.T) {
-	_, err := PickReviewers([]Candidate{claude, ocAnon}, []string{"codex (disabled)"}, "claude-code", "anthropic", 2)
+	_, err := PickReviewers([]Candidate{claude, ocAnon}, []string{"codex (disabled)"}, []Party{{"caller", "claude-code", "anthropic"}}, 2)
 	var nt *NoToolError
 	if !errors.As(err, &nt) {
 		t.Fatalf("err = %v", err)
@@ -117,5 +117,28 @@ func TestCandidates(t *testing.T) {
 	}
 	if !reflect.DeepEqual(skipped, []string{"codex (disabled)", "gemini-cli (not installed)"}) {
 		t.Fatalf("skipped %v", skipped)
+	}
+}
+
+func TestPickAvoidsEveryParty(t *testing.T) {
+	all := []Candidate{claude, codex, gemini, ocOpenAI}
+	both := []Party{{"caller", "codex", "openai"}, {"author", "claude-code", "anthropic"}}
+	got, err := PickReviewers(all, nil, both, 2)
+	if err != nil || !reflect.DeepEqual(tools(got), []agents.Tool{"gemini-cli", "gemini-cli"}) {
+		t.Fatalf("reviewers %v, %v", tools(got), err)
+	}
+	r, err := PickOther(all, nil, "resolver", both)
+	if err != nil || r.Tool != "gemini-cli" {
+		t.Fatalf("resolver %v, %v", r, err)
+	}
+	// A party of unknown family rules out only the unknown ones.
+	r, err = PickOther([]Candidate{ocAnon, codex}, nil, "resolver", []Party{{"author", "opencode", ""}})
+	if err != nil || r.Tool != "codex" {
+		t.Fatalf("resolver %v, %v", r, err)
+	}
+	_, err = PickOther([]Candidate{claude, codex}, []string{"gemini-cli (disabled)"}, "resolver", both)
+	want := "no resolver of another model family than the caller's and the author's (the caller is codex, family openai; the author is claude-code, family anthropic): gemini-cli (disabled), claude-code (family anthropic), codex (family openai)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant  %s", err, want)
 	}
 }

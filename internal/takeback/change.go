@@ -21,6 +21,8 @@ type Change struct {
 	Base      string
 	Snapshot  string
 	Head      string
+	// Tool and Model are the run's: who wrote the change.
+	Tool, Model string
 }
 
 // NoChangeError: the session has no change to take back, yet or at all.
@@ -49,5 +51,6 @@ func Of(st *session.State) (*Change, error) {
 	if w.Snapshot == "" {
 		return nil, &NoChangeError{st.ID, "its record names no snapshot commit"}
 	}
-	return &Change{SessionID: st.ID, Repo: w.Repo, Branch: w.Branch, Base: w.Base, Snapshot: w.Snapshot, Head: w.Head}, nil
+	return &Change{SessionID: st.ID, Repo: w.Repo, Branch: w.Branch, Base: w.Base, Snapshot: w.Snapshot, Head: w.Head,
+		Tool: st.Tool, Model: st.Model}, nil
 }

@@ -79,7 +79,7 @@ func MergeQueue(ctx context.Context, g *gittree.Git, dir string, changes []*Chan
 	}
 	o := &Outcome{From: head, To: head}
 	for _, c := range changes {
-		commit, paths, err := mergeOne(ctx, g, dir, o.To, c, s)
+		commit, paths, err := MergeOnto(ctx, g, dir, o.To, c, s)
 		if err != nil {
 			return nil, fmt.Errorf("session %s: %w", c.SessionID, err)
 		}
@@ -120,9 +120,10 @@ func bothSides(ctx context.Context, g *gittree.Git, dir, ours string, c *Change,
 	return sides, nil
 }
 
-// mergeOne makes the commit that merges c onto onto, or returns the
-// paths that conflict (non-nil).
-func mergeOne(ctx context.Context, g *gittree.Git, dir, onto string, c *Change, s Strategy) (string, []string, error) {
+// MergeOnto makes the commit that merges c onto onto with strategy s,
+// touching no work tree or ref, or returns the paths that conflict
+// (non-nil).
+func MergeOnto(ctx context.Context, g *gittree.Git, dir, onto string, c *Change, s Strategy) (string, []string, error) {
 	if c.Head == c.Snapshot { // the run changed nothing
 		return onto, nil, nil
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // Who is csa as the author of the commits it makes.
-var Who = gittree.Identity{Name: "csa", Email: "csa@localhost"}
+var Who = gittree.CSA
 
 // BranchPrefix starts every run's branch name.
 const BranchPrefix = "csa/"

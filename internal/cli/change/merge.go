@@ -21,6 +21,8 @@ type mergedView struct {
 	Paths []string `json:"paths"`
 	// Hunks: both sides of each conflicting path (blocked).
 	Hunks []sidesView `json:"hunks,omitempty"`
+	// Resolution: what --resolve did with it, when it was blocked.
+	Resolution *resolutionView `json:"resolution,omitempty"`
 }
 
 // mergeView is csa merge --json's answer.
@@ -34,9 +36,10 @@ type mergeView struct {
 
 // NewMergeCmd builds `csa merge`.
 func NewMergeCmd(f *cmdutil.Factory) *cobra.Command {
-	var squash, rebase, queue bool
+	var squash, rebase, queue, resolveIt bool
+	var tool string
 	cmd := &cobra.Command{
-		Use:   "merge ID [--squash | --rebase] | merge --queue ID...",
+		Use:   "merge ID [--squash | --rebase] [--resolve [--tool T]] | merge --queue ID...",
 		Short: "Merge a worktree run's change into the current branch",
 		Long: `Merge what a run in a worktree of its own (csa run --worktree) changed into
 the current branch: only the run's own change, never the commit that carried
@@ -50,12 +53,22 @@ checked against the result so far: the clean ones are merged, the blocked ones
 reported with their conflicting paths and both sides' hunks of each (ours: the
 branch with the changes merged before it; theirs: the run's change; both
 from the run's snapshot).
+--resolve gives each change that conflicts, once the clean ones are merged,
+to an agent of another model family than those that wrote the two sides
+(--tool T to choose it): it runs as csa run --worktree on a commit holding
+git's conflict markers, and its result is merged (with --squash or --rebase,
+as one commit) only if it leaves no marker and passes csa review --session
+of its run (reviewers of other families than the resolver's). Otherwise the
+change stays blocked and the resolver's branch is kept for a look.
 Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 (not in a git work tree, local changes in the way), 3 a session has no change
 (it ran in the caller's tree, or has not ended).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || (!queue && len(args) > 1) {
 				return cmdutil.Usagef("give one session id, or several with --queue (see `csa merge --help`)")
+			}
+			if tool != "" && !resolveIt {
+				return cmdutil.Usagef("--tool goes with --resolve")
 			}
 			return nil
 		},
@@ -83,7 +96,13 @@ Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 			if err != nil {
 				return dirty(err)
 			}
-			if err := printMerge(f, s, o, queue); err != nil {
+			var resolved map[int]*resolutionView
+			if resolveIt && o.Blocked() {
+				if resolved, err = resolveBlocked(ctx, f, g, o, s, tool); err != nil {
+					return dirty(err)
+				}
+			}
+			if err := printMerge(f, s, o, queue, resolved); err != nil {
 				return err
 			}
 			if o.Blocked() {
@@ -95,26 +114,33 @@ Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 	cmd.Flags().BoolVar(&squash, "squash", false, "the change as one new commit")
 	cmd.Flags().BoolVar(&rebase, "rebase", false, "the run's commits replayed on the current branch")
 	cmd.Flags().BoolVar(&queue, "queue", false, "merge several runs' changes one at a time, in the order given")
+	cmd.Flags().BoolVar(&resolveIt, "resolve", false, "give each change that conflicts to an agent, and merge its result once csa review passes it")
+	cmd.Flags().StringVar(&tool, "tool", "", "with --resolve: the resolver's tool (default: the first of another model family than both sides')")
 	cmd.MarkFlagsMutuallyExclusive("squash", "rebase")
 	return cmd
 }
 
-func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, queue bool) error {
+func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, queue bool, resolved map[int]*resolutionView) error {
 	if f.JSON {
 		v := &mergeView{Strategy: s, From: o.From, To: o.To, Results: []mergedView{}}
-		for _, r := range o.Results {
+		for i, r := range o.Results {
 			paths := r.Paths
 			if paths == nil {
 				paths = []string{}
 			}
 			v.Results = append(v.Results, mergedView{SessionID: r.Change.SessionID, Branch: r.Change.Branch,
-				Status: r.Status, Commit: r.Commit, Paths: paths, Hunks: sidesViews(r.Sides)})
+				Status: r.Status, Commit: r.Commit, Paths: paths, Hunks: sidesViews(r.Sides), Resolution: resolved[i]})
 		}
 		return printJSON(f, v)
 	}
-	for _, r := range o.Results {
+	for i, r := range o.Results {
+		rv := resolved[i]
 		if r.Status == takeback.Merged {
-			fmt.Fprintf(f.IO.Out, "%s: merged (%s) as %s\n", r.Change.SessionID, quoted(r.Change.Branch), short(r.Commit))
+			how := ""
+			if rv != nil {
+				how = fmt.Sprintf(", its conflicts resolved by %s (%s, branch %s) and reviewed by %s", rv.SessionID, rv.Tool, quoted(rv.Branch), rv.Review)
+			}
+			fmt.Fprintf(f.IO.Out, "%s: merged (%s) as %s%s\n", r.Change.SessionID, quoted(r.Change.Branch), short(r.Commit), how)
 			continue
 		}
 		what := "conflicts with the current branch; nothing of it was merged"
@@ -123,6 +149,12 @@ func printMerge(f *cmdutil.Factory, s takeback.Strategy, o *takeback.Outcome, qu
 		}
 		fmt.Fprintf(f.IO.ErrOut, "csa merge: %s %s. Conflicting paths:\n  %s\n", r.Change.SessionID, what, strings.Join(quotedAll(r.Paths), "\n  "))
 		printSides(f.IO.ErrOut, r.Sides)
+		if rv != nil {
+			fmt.Fprintf(f.IO.ErrOut, "  not resolved: %s\n", rv.Error)
+			if rv.Branch != "" {
+				fmt.Fprintf(f.IO.ErrOut, "  the resolver's attempt is on branch %s\n", quoted(rv.Branch))
+			}
+		}
 	}
 	return nil
 }

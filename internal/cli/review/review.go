@@ -16,6 +16,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/review"
+	"github.com/csa-dev/csa/internal/session"
 )
 
 // Options are the flags of `csa review`.
@@ -51,7 +52,8 @@ The change is --diff (git diff HEAD: staged and unstaged; the default),
 --range A..B (git diff A..B), --branch B (git diff B...HEAD), --files F...
 (the files' content) or --session ID (the change a run in a worktree of its
 own recorded, as csa diff ID prints it; exit 2, code no_change, when the
-session has none). The review is a session of its own (tool "review"),
+session has none; its reviewers are of other families than the run's own
+tool too). The review is a session of its own (tool "review"),
 the parent of its reviewers' sessions; the result is saved there as
 review.json.
 
@@ -111,8 +113,12 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.Usagef("--consensus %q: want majority, unanimous or weighted", strategy)
 	}
 	var change *review.Change
+	avoid := []review.Party{{Role: "caller", Tool: team.Caller, Family: team.CallerFamily}}
 	if mode == review.ModeSession {
-		change, err = sessionChange(ctx, o.F, ref)
+		var st *session.State
+		if change, st, err = sessionChange(ctx, o.F, ref); st != nil {
+			avoid = append(avoid, team.author(st))
+		}
 	} else {
 		change, err = review.Collect(ctx, team.Cwd, o.F.Environ(), mode, ref, o.files())
 	}
@@ -125,7 +131,7 @@ func Run(ctx context.Context, o *Options) error {
 	case err != nil:
 		return err
 	}
-	picks, err := review.PickReviewers(team.Cands, team.Skipped, team.Caller, team.CallerFamily, n)
+	picks, err := review.PickReviewers(team.Cands, team.Skipped, avoid, n)
 	if err != nil {
 		return Refused(err)
 	}
