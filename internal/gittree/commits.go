@@ -21,6 +21,15 @@ func (g *Git) Verify(ctx context.Context, dir, rev string) (string, error) {
 	return line(out), nil
 }
 
+// Tree is the id of the tree of commit rev.
+func (g *Git) Tree(ctx context.Context, dir, rev string) (string, error) {
+	out, err := g.run(ctx, dir, nil, nil, "rev-parse", "--verify", "--quiet", rev+"^{tree}")
+	if err != nil {
+		return "", fmt.Errorf("%s is not a commit of the repository holding %s", rev, dir)
+	}
+	return line(out), nil
+}
+
 // Diff is the binary diff from commit from to commit to, which git
 // apply takes.
 func (g *Git) Diff(ctx context.Context, dir, from, to string) ([]byte, error) {

@@ -198,3 +198,19 @@ func replay(ctx context.Context, g *gittree.Git, dir, onto string, c *Change) (s
 	}
 	return onto, nil, nil
 }
+
+// In reports whether c's change is in commit already: merging it there
+// would change nothing (whatever the strategy that took it in, or none:
+// the same edit made by hand counts too). A run that changed nothing is
+// in every commit.
+func In(ctx context.Context, g *gittree.Git, dir, commit string, c *Change) (bool, error) {
+	if c.Head == c.Snapshot {
+		return true, nil
+	}
+	tree, paths, err := g.ThreeWay(ctx, dir, c.Snapshot, commit, c.Head)
+	if err != nil || paths != nil {
+		return false, err
+	}
+	have, err := g.Tree(ctx, dir, commit)
+	return err == nil && have == tree, err
+}

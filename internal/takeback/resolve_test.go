@@ -82,3 +82,22 @@ func TestConflictedAndResolved(t *testing.T) {
 		t.Fatalf("conflicted onto the start: %v, %v", k, err)
 	}
 }
+
+// A change is In a branch once merged there by any strategy, and not
+// before.
+func TestIn(t *testing.T) {
+	g := newGit(t)
+	for _, s := range []Strategy{Merge, Squash, Rebase} {
+		f := newFixture(t)
+		c := f.change(f.run(map[string]string{"shared.txt": lines(map[int]string{3: "three"})}))
+		if in, err := In(ctx, g, f.caller, "HEAD", c); err != nil || in {
+			t.Fatalf("%s: in before the merge: %v, %v", s, in, err)
+		}
+		if _, err := MergeQueue(ctx, g, f.caller, []*Change{c}, s); err != nil {
+			t.Fatal(err)
+		}
+		if in, err := In(ctx, g, f.caller, "HEAD", c); err != nil || !in {
+			t.Fatalf("%s: not in after the merge: %v, %v", s, in, err)
+		}
+	}
+}
