@@ -149,7 +149,7 @@ func workspaceCreate(b *testing.B, repo, key, what string) {
 		h.Release()
 		t0 := time.Now()
 		var snap *gittree.Snapshot // each pair takes its own snapshot, as a run does
-		dir, err := workspace.Create(ctx, g, store, st, "bench", repo, false, &snap)
+		dir, err := workspace.Create(ctx, g, store, st, "bench", repo, workspace.Options{}, &snap)
 		d := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,79 @@ func TestOverlapRadar(t *testing.T) {
 		if len(r.Overlaps) > 0 {
 			t.Errorf("%s still flagged after the runs ended: %+v", id, r)
 		}
+	}
+}
+
+// The radar's reports left behind: a supervisor SIGKILLed while its
+// worktree run works cannot withdraw the run's report; csa gc --dry-run
+// lists it and keeps it, csa gc removes it, and a live run's report stays.
+func TestGCRemovesLeftRadarReports(t *testing.T) {
+	e := newEnv(t)
+	gitProject(t, e)
+	gate := filepath.Join(e.dir, "gate")
+	live := strings.TrimSpace(e.csa(0, "run", "-d", "-w", "--tool", "codex", "write live.txt x; waitfile "+gate+"; echo done"))
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644); e.cmd("wait", live).Run() })
+	pidfile := filepath.Join(e.dir, "agent.pid")
+	c := e.cmd("run", "-w", "--tool", "codex", "write f.txt x; pidfile "+pidfile+"; sleep 60s")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := strconv.Atoi(waitFile(t, pidfile))
+	var killed string
+	for _, r := range e.ps() {
+		if r.ID != live {
+			killed = r.ID
+		}
+	}
+	report := func(id string) string {
+		m, _ := filepath.Glob(filepath.Join(e.dir, "state", "projects", "*", "radar", id))
+		if len(m) != 1 {
+			return ""
+		}
+		return m[0]
+	}
+	for deadline := time.Now().Add(waitBound); report(live) == "" || report(killed) == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reports of %s and %s", live, killed)
+		}
+	}
+	left := report(killed)
+	c.Process.Kill()
+	c.Wait()
+	waitDead(t, agent)
+	if _, err := os.Stat(left); err != nil {
+		t.Fatalf("the killed supervisor's report went: %v", err)
+	}
+
+	type gcOut struct {
+		Reports []struct{ Path, Reason string } `json:"radar_reports"`
+	}
+	var dry, done gcOut
+	if err := json.Unmarshal([]byte(e.csa(0, "gc", "--dry-run", "--json")), &dry); err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Reports) != 1 || dry.Reports[0].Path != left || dry.Reports[0].Reason != "its session ended (crashed)" {
+		t.Fatalf("gc --dry-run: %+v, want %s", dry, left)
+	}
+	if _, err := os.Stat(left); err != nil {
+		t.Fatalf("gc --dry-run removed the report: %v", err)
+	}
+	if text := e.csa(0, "gc", "--dry-run"); !strings.Contains(text, "would remove radar report "+left+" (its session ended (crashed))") {
+		t.Errorf("gc --dry-run:\n%s", text)
+	}
+	if err := json.Unmarshal([]byte(e.csa(0, "gc", "--json")), &done); err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Reports) != 1 || done.Reports[0].Path != left {
+		t.Errorf("gc: %+v", done)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the killed run's report is still there: %v", err)
+	}
+	if report(live) == "" {
+		t.Error("gc removed the live run's report")
+	}
+	if again := e.csa(0, "gc", "--json"); !strings.Contains(again, `"radar_reports":[]`) && !strings.Contains(again, `"radar_reports": []`) {
+		t.Errorf("a second gc: %s", again)
 	}
 }

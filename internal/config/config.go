@@ -17,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/transport"
+	"github.com/csa-dev/csa/internal/workspace"
 )
 
 // Config is the effective configuration.
@@ -147,6 +148,12 @@ type Defaults struct {
 	// Worktree runs every run in a git worktree of its own (csa run
 	// --worktree), but for a run started inside another's worktree.
 	Worktree bool `toml:"worktree"`
+	// WorktreeBranch names a worktree run's branch: a template with the
+	// placeholders of workspace.Placeholders.
+	WorktreeBranch string `toml:"worktree_branch"`
+	// WorktreeSubmodules checks out the submodules in a worktree run's
+	// worktree (csa run --worktree-submodules).
+	WorktreeSubmodules bool `toml:"worktree_submodules"`
 }
 
 // ToolsConfig holds one table per tool of the registry (agents.Registry),
@@ -185,6 +192,12 @@ type ToolConfig struct {
 	// Worktree runs this tool's runs in a git worktree of their own, as
 	// defaults.worktree does every run's.
 	Worktree bool `toml:"worktree"`
+	// WorktreeBranch names this tool's worktree runs' branches, over
+	// defaults.worktree_branch; "" for that one.
+	WorktreeBranch string `toml:"worktree_branch"`
+	// WorktreeSubmodules checks out the submodules in this tool's
+	// worktree runs, as defaults.worktree_submodules does in every one.
+	WorktreeSubmodules bool `toml:"worktree_submodules"`
 }
 
 // GCConfig configures `csa gc`.
@@ -203,7 +216,7 @@ type OutputConfig struct {
 func Default() Config {
 	c := Config{
 		MaxRecursionDepth: 5,
-		Defaults:          Defaults{KillGrace: Duration(5 * time.Second)},
+		Defaults:          Defaults{KillGrace: Duration(5 * time.Second), WorktreeBranch: workspace.DefaultBranch},
 		GC:                GCConfig{MaxAgeDays: 30},
 		Output:            OutputConfig{MaxLogBytes: 1 << 30},
 		Resources: ResourcesConfig{

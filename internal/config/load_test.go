@@ -260,6 +260,16 @@ func TestErrors(t *testing.T) {
 			`P:2:16: invalid value for "gc.max_age_days": 0 must be at least 1`, KindValue, "gc.max_age_days"},
 		{"log cap", "", "output.max_log_bytes = -5\n",
 			`P:1:24: invalid value for "output.max_log_bytes": -5 must be at least 1`, KindValue, "output.max_log_bytes"},
+		{"unknown branch placeholder", "", "[defaults]\nworktree_branch = \"agents/{user}/{id}\"\n",
+			`P:2:19: invalid value for "defaults.worktree_branch": unknown placeholder {user} in "agents/{user}/{id}" (known: {id}, {tool}, {date})`, KindValue, "defaults.worktree_branch"},
+		{"empty branch template", "", "[defaults]\nworktree_branch = \" \"\n",
+			`P:2:19: invalid value for "defaults.worktree_branch": empty: a branch needs a name`, KindValue, "defaults.worktree_branch"},
+		{"unknown placeholder in a tool's branch", "", "[tools.codex]\nworktree_branch = \"{tool}/{ID}\"\n",
+			`P:2:19: invalid value for "tools.codex.worktree_branch": unknown placeholder {ID} in "{tool}/{ID}" (known: {id}, {tool}, {date})`, KindValue, "tools.codex.worktree_branch"},
+		{"wrong type: boolean for string", "", "[defaults]\nworktree_branch = true\n",
+			`P:2:1: wrong type for "defaults.worktree_branch": expected a string, got a boolean`, KindType, "defaults.worktree_branch"},
+		{"wrong type: string for submodules", "", "[tools.codex]\nworktree_submodules = \"yes\"\n",
+			`P:2:23: wrong type for "tools.codex.worktree_submodules": expected a boolean, got a string`, KindType, "tools.codex.worktree_submodules"},
 		{"valid global, bad project", "[defaults]\ntool = \"codex\"\n", "[defaults]\ntool = \"x\"\n",
 			`P:2:8: invalid value for "defaults.tool": unknown tool "x" (` + valid + `)`, KindValue, "defaults.tool"},
 	}
@@ -358,7 +368,8 @@ func TestGet(t *testing.T) {
 		{"tools.opencode.env", map[string]any{}},
 		{"defaults.timeout", "1m30s"},
 		{"defaults.idle_timeout", ""},
-		{"defaults", map[string]any{"tool": "", "timeout": "1m30s", "idle_timeout": "", "kill_grace": "5s", "worktree": false}},
+		{"defaults", map[string]any{"tool": "", "timeout": "1m30s", "idle_timeout": "", "kill_grace": "5s", "worktree": false,
+			"worktree_branch": "csa/{id}", "worktree_submodules": false}},
 		{"gc", map[string]any{"max_age_days": int64(30)}},
 		{"output.max_log_bytes", int64(1 << 30)},
 	}
@@ -390,9 +401,9 @@ func TestMapJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := func(p, acp string) string {
-		return `{"acp_path":"` + acp + `","effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"transport":"cli","worktree":false,"yolo":true}`
+		return `{"acp_path":"` + acp + `","effort":"","enabled":true,"env":{},"max_concurrent":0,"model":"","path":"` + p + `","resources":{},"transport":"cli","worktree":false,"worktree_branch":"","worktree_submodules":false,"yolo":true}`
 	}
-	want := `{"aliases":{},"cluster":{"credentials":"","default":"local","remote":"","tls_ca":"","tls_cert":"","tls_key":"","url":""},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":"","worktree":false},` +
+	want := `{"aliases":{},"cluster":{"credentials":"","default":"local","remote":"","tls_ca":"","tls_cert":"","tls_key":"","url":""},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":"","worktree":false,"worktree_branch":"csa/{id}","worktree_submodules":false},` +
 		`"failover":{"agent_retries":2,"backoff":"2s","cooldown":"1m0s","retries":2},` +
 		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"mcp":{"enabled":true,"idle_exit":"10m0s","servers":{}},"output":{"max_log_bytes":1073741824},` +
 		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"csa-agent":512,"gemini-cli":1024,"opencode":1536},` +

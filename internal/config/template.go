@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/workspace"
 )
 
 // Template returns a project configuration file for `csa init`: every key
@@ -48,6 +49,8 @@ func Template() string {
 	set("defaults.idle_timeout", `Limit on a run's time without output, e.g. "5m"; "" for none.`)
 	set("defaults.kill_grace", "Time between SIGTERM and SIGKILL when a run is stopped (Ctrl-C, a timeout, csa kill without --grace).")
 	set("defaults.worktree", "Run each agent in a git worktree of its own on a branch csa/ID (csa run --worktree); a run started inside another's worktree works in it.")
+	set("defaults.worktree_branch", "Name of a worktree run's branch, with "+workspace.Placeholders()+" (the session id's first ten characters, the tool, the day as YYYYMMDD); a name taken gets the whole id.")
+	set("defaults.worktree_submodules", "Check out the repository's submodules in a worktree run's worktree (csa run --worktree-submodules); by default none are.")
 	for i, s := range agents.Registry {
 		name := string(s.Tool)
 		line("")
@@ -70,6 +73,8 @@ func Template() string {
 		set(k+"transport", help(`How csa drives the tool: "cli" (its structured output), "acp" (the Agent Client Protocol, claude-code and codex) or "auto" (acp when acp_path is installed).`))
 		set(k+"acp_path", help(`The tool's ACP agent program (claude-code-acp, codex-acp); "" for none.`))
 		set(k+"worktree", help("Run this tool's runs in a git worktree of their own, as defaults.worktree does every run's."))
+		set(k+"worktree_branch", help(`Name of this tool's worktree runs' branches, over defaults.worktree_branch; "" for that one.`))
+		set(k+"worktree_submodules", help("Check out the submodules in this tool's worktree runs, as defaults.worktree_submodules does in every one."))
 	}
 	line("")
 	line("[interactive]")

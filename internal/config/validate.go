@@ -6,6 +6,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/transport"
+	"github.com/csa-dev/csa/internal/workspace"
 )
 
 // Limits of max_recursion_depth.
@@ -40,6 +41,9 @@ func (c *Config) validate() []problem {
 	if h := c.Interactive.Height; h < 5 || h > 500 {
 		bad(fmt.Sprintf("%d is out of range 5..500", h), "interactive", "height")
 	}
+	if err := workspace.CheckTemplate(c.Defaults.WorktreeBranch); err != nil {
+		bad(err.Error(), "defaults", "worktree_branch")
+	}
 	if c.Defaults.KillGrace <= 0 {
 		bad(`must be a positive duration such as "5s"`, "defaults", "kill_grace")
 	}
@@ -61,6 +65,11 @@ func (c *Config) validate() []problem {
 		for k := range tc.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
 				bad("not a valid environment variable name", "tools", name, "env", k)
+			}
+		}
+		if t := tc.WorktreeBranch; t != "" {
+			if err := workspace.CheckTemplate(t); err != nil {
+				bad(err.Error(), "tools", name, "worktree_branch")
 			}
 		}
 	}

@@ -37,7 +37,8 @@ type Report struct {
 // byte no path holds: every path round-trips, whatever its bytes.
 const sep = "\x00"
 
-func file(dir, id string) string { return filepath.Join(dir, id) }
+// File is where run id reports in dir.
+func File(dir, id string) string { return filepath.Join(dir, id) }
 
 // Write records r in dir, replacing the run's last report whole.
 func Write(dir string, r Report) error {
@@ -45,13 +46,13 @@ func Write(dir string, r Report) error {
 		return err
 	}
 	fields := append([]string{r.ID, r.Repo, r.Branch}, r.Paths...)
-	return fsutil.WriteFileReplace(file(dir, r.ID), []byte(strings.Join(fields, sep)))
+	return fsutil.WriteFileReplace(File(dir, r.ID), []byte(strings.Join(fields, sep)))
 }
 
 // Remove forgets the run id's report and the overlaps claimed with it:
 // an ended run overlaps nothing.
 func Remove(dir, id string) {
-	os.Remove(file(dir, id))
+	os.Remove(File(dir, id))
 	marks, _ := filepath.Glob(filepath.Join(dir, firedDir, "*"))
 	for _, m := range marks {
 		if a, b, ok := strings.Cut(filepath.Base(m), "+"); ok && (a == id || b == id) {
@@ -194,4 +195,22 @@ func Live(dir string, live func(id string) bool) (map[string][]Overlap, error) {
 		}
 	}
 	return Find(kept), nil
+}
+
+// Left are the runs with a report in dir that live says are not live: a
+// supervisor killed before it could withdraw its report leaves it behind
+// (csa gc removes it).
+func Left(dir string, live func(id string) bool) ([]string, error) {
+	reports, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range reports {
+		if !live(r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

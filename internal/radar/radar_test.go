@@ -85,3 +85,35 @@ func TestClaimOnce(t *testing.T) {
 		t.Errorf("after b ended: %q", fresh)
 	}
 }
+
+// Left names the runs whose report stays although they are not live, and
+// Remove withdraws such a report with the overlaps claimed with it.
+func TestLeft(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"dead", "live", "gone"} {
+		if err := Write(dir, Report{ID: id, Repo: "/r", Branch: "csa/" + id, Paths: []string{"f.txt"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Claim(dir, "dead", "live", []string{"f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := Left(dir, func(id string) bool { return id == "live" })
+	if err != nil || !slices.Equal(left, []string{"dead", "gone"}) {
+		t.Fatalf("left %q %v", left, err)
+	}
+	for _, id := range left {
+		Remove(dir, id)
+	}
+	got, _ := Read(dir)
+	if len(got) != 1 || got[0].ID != "live" {
+		t.Errorf("after removing: %+v", got)
+	}
+	// The pair's claim went with the dead run: a new overlap fires again.
+	if fresh, _ := Claim(dir, "dead", "live", []string{"f.txt"}); !slices.Equal(fresh, []string{"f.txt"}) {
+		t.Errorf("claimed %q after the dead run's report went", fresh)
+	}
+	if none, err := Left(t.TempDir()+"/missing", func(string) bool { return false }); err != nil || none != nil {
+		t.Errorf("no radar folder: %q %v", none, err)
+	}
+}

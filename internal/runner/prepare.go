@@ -16,6 +16,7 @@ import (
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runhooks"
 	"github.com/csa-dev/csa/internal/session"
+	"github.com/csa-dev/csa/internal/workspace"
 )
 
 // Request is a run as the command line asks for it, already validated.
@@ -68,6 +69,10 @@ type Request struct {
 	// (internal/workspace); KeepWorktree keeps its folder once the
 	// change is recorded.
 	Worktree, KeepWorktree bool
+	// Branch names the worktree's branch; WorktreeSubmodules checks out
+	// the repository's submodules in it.
+	Branch             workspace.Naming
+	WorktreeSubmodules bool
 	// Snapshot is the caller's tree the worktree starts from: nil, it is
 	// taken when the worktree is made and left here, so that every
 	// attempt of a tier given the same pointer starts from the same tree.

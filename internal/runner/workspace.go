@@ -28,7 +28,8 @@ func makeWorkspace(ctx context.Context, store *session.Store, st *session.State,
 	if req.Snapshot == nil {
 		req.Snapshot = new(*gittree.Snapshot)
 	}
-	cwd, err := workspace.Create(ctx, gitFor(req.Environ), store, st, req.Prompt, req.Cwd, req.KeepWorktree, req.Snapshot)
+	opt := workspace.Options{Naming: req.Branch, Keep: req.KeepWorktree, Submodules: req.WorktreeSubmodules}
+	cwd, err := workspace.Create(ctx, gitFor(req.Environ), store, st, req.Prompt, req.Cwd, opt, req.Snapshot)
 	if err != nil {
 		return err
 	}

@@ -21,9 +21,6 @@ import (
 // Who is csa as the author of the commits it makes.
 var Who = gittree.CSA
 
-// BranchPrefix starts every run's branch name.
-const BranchPrefix = "csa/"
-
 // MessageFile, in the session's folder, holds the message of the commit
 // recording the run's change, written when the worktree is made: a
 // supervisor that dies leaves it to whoever records the change.
@@ -52,6 +49,17 @@ func Check(ctx context.Context, g *gittree.Git, cwd string) error {
 	return err
 }
 
+// Options are what a run asks of its worktree.
+type Options struct {
+	// Naming names its branch.
+	Naming Naming
+	// Keep keeps its folder once the change is recorded.
+	Keep bool
+	// Submodules checks out the repository's submodules in it: git
+	// worktree add does not, and by default none are (a clone each).
+	Submodules bool
+}
+
 // Create makes session st's worktree for a caller in cwd, records it in
 // st.Workspace (and the message of its change in the session's folder),
 // and returns the folder the agent works in: cwd's counterpart in it.
@@ -59,7 +67,7 @@ func Check(ctx context.Context, g *gittree.Git, cwd string) error {
 // commit, gittree.At, for a run that builds on another's branch); when
 // *snap is nil it takes it now and leaves it there, for the next attempt
 // of a tier to start from the same tree.
-func Create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt, cwd string, keep bool, snap **gittree.Snapshot) (string, error) {
+func Create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt, cwd string, opt Options, snap **gittree.Snapshot) (string, error) {
 	if *snap == nil {
 		taken, err := g.Take(ctx, cwd)
 		if err != nil {
@@ -67,10 +75,10 @@ func Create(ctx context.Context, g *gittree.Git, store *session.Store, st *sessi
 		}
 		*snap = taken
 	}
-	return create(ctx, g, store, st, prompt, *snap, keep)
+	return create(ctx, g, store, st, prompt, *snap, opt)
 }
 
-func create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt string, snap *gittree.Snapshot, keep bool) (string, error) {
+func create(ctx context.Context, g *gittree.Git, store *session.Store, st *session.State, prompt string, snap *gittree.Snapshot, opt Options) (string, error) {
 	if err := os.WriteFile(store.Path(st.ID, MessageFile), ChangeMessage(prompt, st.ID, st.Tool), 0o600); err != nil {
 		return "", err
 	}
@@ -78,25 +86,21 @@ func create(ctx context.Context, g *gittree.Git, store *session.Store, st *sessi
 	if err := os.MkdirAll(Root(store), 0o700); err != nil {
 		return "", err
 	}
-	branch, start, err := g.AddWorktree(ctx, snap, dir, Branches(st.ID), snapshotMessage(st.ID, st.Tool), Who)
+	branches := opt.Naming.Branches(BranchVars{ID: st.ID, Tool: st.Tool, At: st.CreatedAt})
+	branch, start, err := g.AddWorktree(ctx, snap, dir, branches, snapshotMessage(st.ID, st.Tool), Who)
 	if err != nil {
 		return "", fmt.Errorf("create the run's worktree: %w", err)
 	}
-	st.Workspace = &session.Workspace{
-		Repo: snap.Root, Dir: dir, Branch: branch, Subdir: snap.Subdir, Base: snap.Commit, Snapshot: start, Keep: keep,
+	ws := &session.Workspace{
+		Repo: snap.Root, Dir: dir, Branch: branch, Subdir: snap.Subdir, Base: snap.Commit, Snapshot: start, Keep: opt.Keep,
 	}
+	if opt.Submodules {
+		if err := g.InitSubmodules(ctx, dir); err != nil {
+			return "", errors.Join(fmt.Errorf("check out the submodules of the run's worktree: %w", err), Discard(ctx, g, ws))
+		}
+	}
+	st.Workspace = ws
 	return filepath.Join(dir, filepath.FromSlash(snap.Subdir)), nil
-}
-
-// Branches are the names a session's branch may take, shortest first:
-// csa/ and the id's first ten characters (as csa ps shows it), or the
-// whole id should those be taken (runs started in the same millisecond).
-func Branches(id string) []string {
-	short := BranchPrefix + id[:min(len(id), 10)]
-	if len(id) <= 10 {
-		return []string{short}
-	}
-	return []string{short, BranchPrefix + id}
 }
 
 // Record commits what the run of st changed on its branch, fills in

@@ -74,12 +74,12 @@ func TestCreateRecordRemove(t *testing.T) {
 	}
 	st := newSession(t, store)
 	prompt := "fix\x00 the \xff bug\nsecond line"
-	cwd, err := Create(ctx, g, store, st, prompt, filepath.Join(repo, "sub"), false, new(*gittree.Snapshot))
+	cwd, err := Create(ctx, g, store, st, prompt, filepath.Join(repo, "sub"), Options{}, new(*gittree.Snapshot))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws := st.Workspace
-	if !Inside(store, cwd) || filepath.Base(cwd) != "sub" || ws.Subdir != "sub" || ws.Branch != Branches(st.ID)[0] {
+	if !Inside(store, cwd) || filepath.Base(cwd) != "sub" || ws.Subdir != "sub" || ws.Branch != "csa/"+st.ID[:10] {
 		t.Fatalf("cwd %s, workspace %+v", cwd, ws)
 	}
 	if got := read(t, filepath.Join(cwd, "a.txt")); got != "one\ncaller\n" {

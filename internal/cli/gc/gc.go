@@ -51,7 +51,11 @@ never one a live run works in (--json: scratch_trees).
 And the worktree folders of ended csa run --worktree sessions whose change is
 committed on their branch (--keep-worktree ones included) or whose session is
 gone, then git worktree prune in their repositories; a branch is never deleted,
-nor a folder whose change is not recorded yet (--json: worktrees).`,
+nor a folder whose change is not recorded yet (--json: worktrees).
+
+And the overlap radar's reports (STATE_DIR/projects/SLUG/radar/ID) that runs
+whose supervisor is gone left behind (a killed supervisor cannot withdraw its
+run's report); a live run's report is kept (--json: radar_reports).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ageSet = cmd.Flags().Changed("max-age-days")
@@ -108,7 +112,7 @@ func Run(ctx context.Context, o *Options) error {
 		stores = append(stores, s)
 	}
 	var items []Item
-	var worktrees []Tree
+	var worktrees, reports []Tree
 	var errs []error
 	for _, s := range stores {
 		found, err := o.collect(ctx, s, cutoff)
@@ -128,12 +132,15 @@ func Run(ctx context.Context, o *Options) error {
 		wts, werrs := o.collectWorktrees(ctx, s)
 		worktrees = append(worktrees, wts...)
 		errs = append(errs, werrs...)
+		rs, rerr := o.collectRadar(s)
+		reports = append(reports, rs...)
+		errs = append(errs, rerr)
 	}
 	groups, kept, gerrs := o.collectGroups()
 	errs = append(errs, gerrs...)
 	trees, terrs := o.collectTrees(cutoff)
 	errs = append(errs, terrs...)
-	if err := o.print(items, groups, kept, trees, worktrees); err != nil {
+	if err := o.print(items, groups, kept, trees, worktrees, reports); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
@@ -270,7 +277,7 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, worktrees []Tree) error {
+func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, worktrees, reports []Tree) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
@@ -287,8 +294,11 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, wor
 		if worktrees == nil {
 			worktrees = []Tree{}
 		}
+		if reports == nil {
+			reports = []Tree{}
+		}
 		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept,
-			"scratch_trees": trees, "worktrees": worktrees})
+			"scratch_trees": trees, "worktrees": worktrees, "radar_reports": reports})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -305,6 +315,9 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, wor
 	}
 	for _, t := range worktrees {
 		fmt.Fprintf(o.F.IO.Out, "%s worktree %s (%s)\n", verb, t.Path, t.Reason)
+	}
+	for _, t := range reports {
+		fmt.Fprintf(o.F.IO.Out, "%s radar report %s (%s)\n", verb, t.Path, t.Reason)
 	}
 	for _, k := range kept {
 		// A live run's group is nothing to report; processes that no

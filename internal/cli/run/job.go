@@ -18,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/toolcache"
+	"github.com/csa-dev/csa/internal/workspace"
 )
 
 // job is a run as resolved from its options: the caller, the prompt, the
@@ -43,6 +44,8 @@ type job struct {
 	// (or --worktree-base's commit): every attempt of a tier starts from
 	// it, whatever changed since.
 	snap *gittree.Snapshot
+	// branchChecked: --branch was found free for the first attempt.
+	branchChecked bool
 }
 
 // choice is the tool and model a run uses: from the flags, a resumed
@@ -239,8 +242,15 @@ func (j *job) request(ctx context.Context, c choice) (*runner.Request, error) {
 			return nil, err
 		}
 	}
+	var branch workspace.Naming
+	var submodules bool
+	if worktree {
+		if branch, submodules, err = j.worktreeOptions(ctx, name, tc, cwd); err != nil {
+			return nil, err
+		}
+	}
 	return &runner.Request{
-		Worktree: worktree, KeepWorktree: o.KeepWorktree, Snapshot: &j.snap,
+		Worktree: worktree, KeepWorktree: o.KeepWorktree, Snapshot: &j.snap, Branch: branch, WorktreeSubmodules: submodules,
 		SessionID: o.SessionID, Tool: tool, Program: loc.Path, Model: model, Effort: effort, Yolo: yolo, Prompt: j.prompt, Cwd: cwd, ProjectRoot: j.root,
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),

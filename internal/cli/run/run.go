@@ -69,6 +69,10 @@ type Options struct {
 	// WorktreeBase, with Worktree, is the commit or branch the worktree
 	// starts from instead of the caller's HEAD and uncommitted changes.
 	WorktreeBase string
+	// Branch, with Worktree, is the worktree's branch, over the
+	// configured template; WorktreeSubmodules checks out the submodules.
+	Branch             string
+	WorktreeSubmodules bool
 
 	timeoutSet, idleSet, yoloSet bool
 	remoteSet                    bool
@@ -142,9 +146,11 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.RemoteCwd, "remote-cwd", false, "with --remote: send no working tree (by default the git work tree travels: HEAD and the uncommitted changes); the agent runs in --cd as it is on the worker")
 	fl.StringVar(&opts.MCPScope, "mcp-scope", "", "the project (an absolute path) whose instances of project-scoped MCP servers the run shares (default: its own)")
 	fl.MarkHidden("mcp-scope")
-	fl.BoolVarP(&opts.Worktree, "worktree", "w", false, "run the agent in a git worktree of its own, on a branch csa/ID from HEAD plus your uncommitted changes; its change is committed there when it ends (default: defaults.worktree; a run inside another's worktree works in it)")
+	fl.BoolVarP(&opts.Worktree, "worktree", "w", false, "run the agent in a git worktree of its own, on a branch of its own (csa/ID unless --branch or defaults.worktree_branch say otherwise) from HEAD plus your uncommitted changes; its change is committed there when it ends (default: defaults.worktree; a run inside another's worktree works in it)")
 	fl.StringVar(&opts.WorktreeBase, "worktree-base", "", "with --worktree: start the worktree's branch from this commit or branch instead of HEAD plus your uncommitted changes (nothing of your tree is taken)")
 	fl.BoolVar(&opts.KeepWorktree, "keep-worktree", false, "with --worktree: keep the worktree's folder once the change is committed (the branch always stays)")
+	fl.StringVar(&opts.Branch, "branch", "", "with --worktree: the worktree's branch, a new branch of this name (default: defaults.worktree_branch, csa/{id})")
+	fl.BoolVar(&opts.WorktreeSubmodules, "worktree-submodules", false, "with --worktree: check out the repository's submodules in the worktree, recursively (default: defaults.worktree_submodules; none are otherwise)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }
@@ -217,7 +223,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if j.goesRemote(o.changed) {
-		if o.Worktree || o.KeepWorktree || o.WorktreeBase != "" {
+		if o.Worktree || o.KeepWorktree || o.WorktreeBase != "" || o.Branch != "" || o.WorktreeSubmodules {
 			return cmdutil.Usagef("--worktree is for local runs: a remote run works in a scratch tree of its own and its change comes back with csa apply")
 		}
 		return j.remote(ctx)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/workspace"
 )
@@ -24,6 +25,10 @@ func (j *job) worktree(ctx context.Context, tool string) (bool, error) {
 		return false, cmdutil.Usagef("--keep-worktree goes with --worktree")
 	case !want && o.WorktreeBase != "":
 		return false, cmdutil.Usagef("--worktree-base goes with --worktree")
+	case !want && o.Branch != "":
+		return false, cmdutil.Usagef("--branch goes with --worktree")
+	case !want && o.WorktreeSubmodules:
+		return false, cmdutil.Usagef("--worktree-submodules goes with --worktree")
 	case !want:
 		return false, nil
 	case o.Session != "":
@@ -45,4 +50,44 @@ func (j *job) base(ctx context.Context, cwd string) (*gittree.Snapshot, error) {
 		return nil, cmdutil.Usagef("--worktree-base: %v", err)
 	}
 	return snap, err
+}
+
+// worktreeOptions are what the worktree of a run of tool (configured by
+// tc) in cwd asks for: its branch's name (branch) and whether the
+// submodules are checked out (--worktree-submodules, else the
+// configuration).
+func (j *job) worktreeOptions(ctx context.Context, tool string, tc config.ToolConfig, cwd string) (workspace.Naming, bool, error) {
+	sub := j.cfg.Defaults.WorktreeSubmodules || tc.WorktreeSubmodules
+	if j.o.changed["worktree-submodules"] {
+		sub = j.o.WorktreeSubmodules
+	}
+	n, err := j.branch(ctx, tool, tc, cwd)
+	return n, sub, err
+}
+
+// branch names the worktree's branch: --branch, else the tool's
+// template, else defaults.worktree_branch. A name git would not take,
+// and --branch naming a branch that exists, are refused (exit 2) before
+// the session is made; --branch is checked at a tier's first attempt
+// only: the later ones find the name taken by it, and get the id
+// appended.
+func (j *job) branch(ctx context.Context, tool string, tc config.ToolConfig, cwd string) (workspace.Naming, error) {
+	n := workspace.Naming{Exact: j.o.Branch, Template: j.cfg.Defaults.WorktreeBranch}
+	key := "defaults.worktree_branch"
+	if tc.WorktreeBranch != "" {
+		n.Template, key = tc.WorktreeBranch, "tools."+tool+".worktree_branch"
+	}
+	if n.Exact != "" {
+		if j.branchChecked {
+			return n, nil
+		}
+		key = "--branch"
+	}
+	g := &gittree.Git{Env: gittree.Clean(j.f.Environ())}
+	err := workspace.CheckBranch(ctx, g, cwd, n, workspace.BranchVars{ID: j.o.SessionID, Tool: tool, At: j.f.Now()})
+	if errors.Is(err, gittree.ErrBadBranch) || errors.Is(err, gittree.ErrBranchExists) {
+		return n, cmdutil.Usagef("%s: %v", key, err)
+	}
+	j.branchChecked = err == nil && n.Exact != ""
+	return n, err
 }
