@@ -212,6 +212,9 @@ type Workspace struct {
 	// Keep: the worktree stays once the change is recorded
 	// (--keep-worktree).
 	Keep bool `toml:"keep,omitempty" json:"keep,omitempty"`
+	// BranchDeleted: csa gc deleted the branch (its change merged, or
+	// --branches); Snapshot and Head still name the change.
+	BranchDeleted bool `toml:"branch_deleted,omitempty" json:"branch_deleted,omitempty"`
 }
 
 // Interactive is where an interactive session runs.

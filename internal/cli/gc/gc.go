@@ -25,6 +25,7 @@ type Options struct {
 	DryRun     bool
 	MaxAgeDays int
 	Global     bool
+	Branches   bool
 	ageSet     bool
 }
 
@@ -32,7 +33,7 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "gc [--dry-run] [--max-age-days N] [--global]",
+		Use:   "gc [--dry-run] [--max-age-days N] [--global] [--branches]",
 		Short: "Remove orphaned sessions and sessions older than the age limit",
 		Long: `Remove orphaned sessions (missing or unreadable state, a parent that no longer
 exists, a supervisor that died) and ended sessions older than --max-age-days
@@ -50,8 +51,13 @@ never one a live run works in (--json: scratch_trees).
 
 And the worktree folders of ended csa run --worktree sessions whose change is
 committed on their branch (--keep-worktree ones included) or whose session is
-gone, then git worktree prune in their repositories; a branch is never deleted,
-nor a folder whose change is not recorded yet (--json: worktrees).
+gone, then git worktree prune in their repositories; never a folder whose
+change is not recorded yet (--json: worktrees). Their branches are deleted
+once the change is in the repository's HEAD (merged by csa merge, by any
+strategy, or by hand), or with --branches even when it is not; a branch that
+moved past the change csa recorded, or is checked out, stays (--json:
+branches). csa diff ID still shows the change while git keeps its commits
+(git gc prunes unreferenced ones after two weeks, by default).
 
 And the overlap radar's reports (STATE_DIR/projects/SLUG/radar/ID) that runs
 whose supervisor is gone left behind (a killed supervisor cannot withdraw its
@@ -65,6 +71,7 @@ run's report); a live run's report is kept (--json: radar_reports).`,
 	cmd.Flags().BoolVarP(&o.DryRun, "dry-run", "n", false, "only list what would be removed")
 	cmd.Flags().IntVar(&o.MaxAgeDays, "max-age-days", 0, "remove ended sessions older than this many days")
 	cmd.Flags().BoolVar(&o.Global, "global", false, "collect every project under the state directory")
+	cmd.Flags().BoolVar(&o.Branches, "branches", false, "delete the branches of ended worktree runs whose change is not merged too")
 	return cmd
 }
 
@@ -113,8 +120,15 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var items []Item
 	var worktrees, reports []Tree
+	var branches []Branch
 	var errs []error
 	for _, s := range stores {
+		wts, werrs := o.collectWorktrees(ctx, s)
+		worktrees = append(worktrees, wts...)
+		errs = append(errs, werrs...)
+		brs, berrs := o.collectBranches(ctx, s)
+		branches = append(branches, brs...)
+		errs = append(errs, berrs...)
 		found, err := o.collect(ctx, s, cutoff)
 		if err != nil {
 			errs = append(errs, err)
@@ -129,9 +143,6 @@ func Run(ctx context.Context, o *Options) error {
 			}
 			items = append(items, it)
 		}
-		wts, werrs := o.collectWorktrees(ctx, s)
-		worktrees = append(worktrees, wts...)
-		errs = append(errs, werrs...)
 		rs, rerr := o.collectRadar(s)
 		reports = append(reports, rs...)
 		errs = append(errs, rerr)
@@ -140,7 +151,7 @@ func Run(ctx context.Context, o *Options) error {
 	errs = append(errs, gerrs...)
 	trees, terrs := o.collectTrees(cutoff)
 	errs = append(errs, terrs...)
-	if err := o.print(items, groups, kept, trees, worktrees, reports); err != nil {
+	if err := o.print(items, groups, kept, trees, worktrees, reports, branches); err != nil {
 		return err
 	}
 	return errors.Join(errs...)
@@ -277,7 +288,7 @@ func trimNL(b []byte) []byte {
 	return b
 }
 
-func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, worktrees, reports []Tree) error {
+func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, worktrees, reports []Tree, branches []Branch) error {
 	if o.F.JSON {
 		if items == nil {
 			items = []Item{}
@@ -297,8 +308,11 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, wor
 		if reports == nil {
 			reports = []Tree{}
 		}
+		if branches == nil {
+			branches = []Branch{}
+		}
 		return o.F.IO.PrintJSON(map[string]any{"dry_run": o.DryRun, "removed": items, "cgroups": groups, "cgroups_kept": kept,
-			"scratch_trees": trees, "worktrees": worktrees, "radar_reports": reports})
+			"scratch_trees": trees, "worktrees": worktrees, "radar_reports": reports, "branches": branches})
 	}
 	verb := "removed"
 	if o.DryRun {
@@ -318,6 +332,13 @@ func (o *Options) print(items []Item, groups []string, kept []Cgroup, trees, wor
 	}
 	for _, t := range reports {
 		fmt.Fprintf(o.F.IO.Out, "%s radar report %s (%s)\n", verb, t.Path, t.Reason)
+	}
+	del := "deleted"
+	if o.DryRun {
+		del = "would delete"
+	}
+	for _, b := range branches {
+		fmt.Fprintf(o.F.IO.Out, "%s branch %s of %s (%s)\n", del, b.Branch, b.ID, b.Reason)
 	}
 	for _, k := range kept {
 		// A live run's group is nothing to report; processes that no
