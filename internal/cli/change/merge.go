@@ -40,7 +40,7 @@ func NewMergeCmd(f *cmdutil.Factory) *cobra.Command {
 	var tool string
 	var from source
 	cmd := &cobra.Command{
-		Use:   "merge ID [--squash | --rebase] [--resolve [--tool T]] | merge --queue ID... | merge --queue --batch ID | --plan PLAN | --workflow RUN_ID",
+		Use:   "merge ID [--squash | --rebase] [--resolve [--tool T]] | merge --queue (ID... | --batch ID | --plan PLAN | --workflow RUN_ID)",
 		Short: "Merge a worktree run's change into the current branch",
 		Long: `Merge what a run in a worktree of its own (csa run --worktree) changed into
 the current branch: only the run's own change, never the commit that carried
