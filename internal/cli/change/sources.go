@@ -93,7 +93,7 @@ func batchRuns(f *cmdutil.Factory, arg string) (string, string, []takeback.Run, 
 	if err != nil {
 		return "", "", nil, err
 	}
-	store := &batch.Store{Dir: filepath.Join(f.ProjectsDir(), slug, "batches")}
+	store := batch.ProjectStore(filepath.Join(f.ProjectsDir(), slug))
 	id, err := store.Resolve(arg)
 	if err != nil {
 		return "", "", nil, notFound(err)
