@@ -21,6 +21,10 @@ import (
 // the one csa batch running it).
 type Store struct{ Dir string }
 
+// ProjectStore is the batch store of a project, its state directory
+// being projectDir (csa's projects/SLUG).
+func ProjectStore(projectDir string) *Store { return &Store{Dir: filepath.Join(projectDir, "batches")} }
+
 // Batch is a batch as recorded when it was created.
 type Batch struct {
 	ID        string    `json:"id"`

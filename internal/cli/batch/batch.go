@@ -215,7 +215,7 @@ func store(f *cmdutil.Factory) (*batch.Store, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return &batch.Store{Dir: filepath.Join(f.ProjectsDir(), slug, "batches")}, cwd, nil
+	return batch.ProjectStore(filepath.Join(f.ProjectsDir(), slug)), cwd, nil
 }
 
 // resolve opens the store and finds the batch arg names.

@@ -38,8 +38,9 @@ type mergeView struct {
 func NewMergeCmd(f *cmdutil.Factory) *cobra.Command {
 	var squash, rebase, queue, resolveIt bool
 	var tool string
+	var from source
 	cmd := &cobra.Command{
-		Use:   "merge ID [--squash | --rebase] [--resolve [--tool T]] | merge --queue ID...",
+		Use:   "merge ID [--squash | --rebase] [--resolve [--tool T]] | merge --queue (ID... | --batch ID | --plan PLAN | --workflow RUN_ID)",
 		Short: "Merge a worktree run's change into the current branch",
 		Long: `Merge what a run in a worktree of its own (csa run --worktree) changed into
 the current branch: only the run's own change, never the commit that carried
@@ -53,6 +54,15 @@ checked against the result so far: the clean ones are merged, the blocked ones
 reported with their conflicting paths and both sides' hunks of each (ours: the
 branch with the changes merged before it; theirs: the run's change; both
 from the run's snapshot).
+--batch ID, --plan PLAN (a csa todo plan) or --workflow RUN_ID queues the
+changes of that batch's, plan's or workflow run's runs (--queue implied):
+in the batch's or plan's task order as written, in the workflow's step
+order. Only runs that completed with a change of their own (csa batch
+--worktree, csa todo run --worktree, a workflow's worktree = true) are
+taken; one that failed, never ran or ran in the caller's tree is left out
+with a note on stderr (merge a failed run's change by its id). While a run
+of it has not ended nothing is merged (exit 3, code running): merge once
+it ends.
 --resolve gives each change that conflicts, once the clean ones are merged,
 to an agent of another model family than those that wrote the two sides
 (--tool T to choose it): it runs as csa run --worktree on a commit holding
@@ -61,10 +71,17 @@ as one commit) only if it leaves no marker and passes csa review --session
 of its run (reviewers of other families than the resolver's). Otherwise the
 change stays blocked and the resolver's branch is kept for a look.
 Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
-(not in a git work tree, local changes in the way), 3 a session has no change
-(it ran in the caller's tree, or has not ended).`,
+(not in a git work tree, local changes in the way, no such batch, plan or
+workflow run), 3 a session has no change (it ran in the caller's tree, or has
+not ended; of a batch, plan or workflow run: none has one, or one has not
+ended).`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || (!queue && len(args) > 1) {
+			switch n := from.given(); {
+			case n > 1:
+				return cmdutil.Usagef("give one of --batch, --plan and --workflow")
+			case n == 1 && len(args) > 0:
+				return cmdutil.Usagef("give session ids or --%s, not both", from.flag())
+			case n == 0 && (len(args) == 0 || (!queue && len(args) > 1)):
 				return cmdutil.Usagef("give one session id, or several with --queue (see `csa merge --help`)")
 			}
 			if tool != "" && !resolveIt {
@@ -79,6 +96,13 @@ Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 				return err
 			}
 			var changes []*takeback.Change
+			if from.given() > 0 {
+				queue = true
+				var err error
+				if changes, err = from.changes(ctx, f); err != nil {
+					return err
+				}
+			}
 			for _, a := range args {
 				c, err := Local(ctx, f, a)
 				if err != nil {
@@ -116,6 +140,9 @@ Exit status: 0 merged, 1 a change conflicts (nothing of it merged), 2 usage
 	cmd.Flags().BoolVar(&queue, "queue", false, "merge several runs' changes one at a time, in the order given")
 	cmd.Flags().BoolVar(&resolveIt, "resolve", false, "give each change that conflicts to an agent, and merge its result once csa review passes it")
 	cmd.Flags().StringVar(&tool, "tool", "", "with --resolve: the resolver's tool (default: the first of another model family than both sides')")
+	cmd.Flags().StringVar(&from.Batch, "batch", "", "queue the changes of batch `ID`'s tasks, in its task order (--queue implied)")
+	cmd.Flags().StringVar(&from.Plan, "plan", "", "queue the changes of todo plan `PLAN`'s tasks, in its task order (--queue implied)")
+	cmd.Flags().StringVar(&from.Workflow, "workflow", "", "queue the changes of workflow run `RUN_ID`'s steps, in step order (--queue implied)")
 	cmd.MarkFlagsMutuallyExclusive("squash", "rebase")
 	return cmd
 }
