@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/csa-dev/csa/internal/testkit/gitrepo"
 )
@@ -118,6 +119,7 @@ func TestWorktreeParallelRealAgents(t *testing.T) {
 		err         error
 	}
 	outcomes := make([]outcome, len(runs))
+	start := time.Now()
 	var wg sync.WaitGroup
 	for i, r := range runs {
 		wg.Add(1)
@@ -128,6 +130,7 @@ func TestWorktreeParallelRealAgents(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	t.Logf("%d parallel runs ended in %s", len(runs), time.Since(start).Round(time.Millisecond))
 
 	ids := make([]string, len(runs))
 	for i, r := range runs {
