@@ -183,17 +183,24 @@ func (w *world) run(wantExit int, args ...string) result {
 }
 
 func (w *world) csa(args ...string) (string, int, string) {
+	out, stderr, code, err := w.csaIn(args...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out, code, stderr
+}
+
+// csaIn runs `csa ARGS` in the project; unlike csa it may run in any
+// goroutine (it reports instead of ending the test).
+func (w *world) csaIn(args ...string) (stdout, stderr string, code int, err error) {
 	var out, errb bytes.Buffer
 	c := exec.Command(csaBin, args...)
 	c.Dir, c.Env, c.Stdout, c.Stderr = w.proj, w.env, &out, &errb
-	err := c.Run()
-	code := 0
+	err = c.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatal(err)
+		code, err = ee.ExitCode(), nil
 	}
-	return out.String(), code, errb.String()
+	return out.String(), errb.String(), code, err
 }
 
 // settled is what the model server answered, once every request it got
