@@ -54,7 +54,7 @@ func (ds decisions) add(d Decision) { ds <- d }
 
 // next waits for the next decision; the bound only turns a hang into a
 // failure.
-func (ds decisions) next(t *testing.T) Decision {
+func (ds decisions) next(t testing.TB) Decision {
 	t.Helper()
 	select {
 	case d := <-ds:
@@ -66,7 +66,7 @@ func (ds decisions) next(t *testing.T) Decision {
 }
 
 // serve runs p on l until the test ends.
-func serve(t *testing.T, p *Proxy, l net.Listener) {
+func serve(t testing.TB, p *Proxy, l net.Listener) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(l) }()
@@ -80,7 +80,7 @@ func serve(t *testing.T, p *Proxy, l net.Listener) {
 
 // startProxy is a proxy on 127.0.0.1 allowing allow, its decisions and
 // its address.
-func startProxy(t *testing.T, dns Resolver, allow ...string) (decisions, string) {
+func startProxy(t testing.TB, dns Resolver, allow ...string) (decisions, string) {
 	t.Helper()
 	ds := make(decisions, 100)
 	p, err := New(Config{Allow: allow, OnDecision: ds.add, Resolver: dns})
@@ -96,7 +96,7 @@ func startProxy(t *testing.T, dns Resolver, allow ...string) (decisions, string)
 }
 
 // startUnixProxy is a proxy on a unix socket, as in production.
-func startUnixProxy(t *testing.T, dns Resolver, allow ...string) (decisions, string) {
+func startUnixProxy(t testing.TB, dns Resolver, allow ...string) (decisions, string) {
 	t.Helper()
 	ds := make(decisions, 100)
 	p, err := New(Config{Allow: allow, OnDecision: ds.add, Resolver: dns})
@@ -113,7 +113,7 @@ func startUnixProxy(t *testing.T, dns Resolver, allow ...string) (decisions, str
 }
 
 // startForwarder relays 127.0.0.1:PORT to sock; its address.
-func startForwarder(t *testing.T, sock string) string {
+func startForwarder(t testing.TB, sock string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -131,7 +131,7 @@ func startForwarder(t *testing.T, sock string) string {
 }
 
 // upstream is an HTTP server on 127.0.0.1 that says what it saw.
-func upstream(t *testing.T) (*httptest.Server, string) {
+func upstream(t testing.TB) (*httptest.Server, string) {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(echoRequest))
 	t.Cleanup(s.Close)
@@ -145,7 +145,7 @@ func echoRequest(w http.ResponseWriter, r *http.Request) {
 }
 
 // client is an HTTP client sending everything through proxyURL.
-func client(t *testing.T, proxyURL string, tr *http.Transport) *http.Client {
+func client(t testing.TB, proxyURL string, tr *http.Transport) *http.Client {
 	t.Helper()
 	u, err := url.Parse(proxyURL)
 	if err != nil {
@@ -159,7 +159,7 @@ func client(t *testing.T, proxyURL string, tr *http.Transport) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-func get(t *testing.T, c *http.Client, target string) (int, string) {
+func get(t testing.TB, c *http.Client, target string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(target)
 	if err != nil {
