@@ -245,3 +245,36 @@ func TestThroughForwarderToUnixSocket(t *testing.T) {
 		}
 	}
 }
+
+// SOCKS5 on the wire: a refused CONNECT and a BIND both get reply code 2
+// ("connection not allowed by ruleset"), and both are reported.
+func TestSOCKS5RawRefusals(t *testing.T) {
+	ds, addr := startProxy(t, newFakeDNS(), "127.0.0.1")
+	for _, c := range []struct {
+		cmd  byte
+		host string
+	}{{1, "denied.test"}, {2, "127.0.0.1"}} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := []byte{5, 1, 0, 5, c.cmd, 0}
+		if c.host == "127.0.0.1" {
+			req = append(req, 1, 127, 0, 0, 1)
+		} else {
+			req = append(append(req, 3, byte(len(c.host))), c.host...)
+		}
+		conn.Write(append(req, 0x01, 0xbb))
+		reply := make([]byte, 12)
+		if _, err := io.ReadFull(conn, reply); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+		if reply[0] != 5 || reply[1] != 0 || reply[2] != 5 || reply[3] != 2 {
+			t.Fatalf("command %d to %s: reply % x, want method 0 then code 2", c.cmd, c.host, reply)
+		}
+		if d := ds.next(t); d.Allowed || d.Host != c.host || d.Port != 443 || d.Proto != ProtoSOCKS5 || d.Err == nil {
+			t.Fatalf("decision %+v", d)
+		}
+	}
+}

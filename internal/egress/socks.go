@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"net/netip"
@@ -45,12 +46,14 @@ type pinned struct {
 }
 
 func (r socksRules) Allow(ctx context.Context, req *socks5.Request) (context.Context, bool) {
-	if req.Command != socks5.ConnectCommand {
-		return ctx, false // only CONNECT is served: no BIND, no UDP
-	}
 	host := req.DestAddr.FQDN
 	if host == "" {
 		host = req.DestAddr.IP.String()
+	}
+	if req.Command != socks5.ConnectCommand { // only CONNECT is served: no BIND, no UDP
+		r.p.report(Decision{Host: host, Port: req.DestAddr.Port, Proto: ProtoSOCKS5,
+			Err: fmt.Errorf("csa sandbox: SOCKS5 command %d is not served, only CONNECT", req.Command)})
+		return ctx, false
 	}
 	d, targets := r.p.decide(ctx, ProtoSOCKS5, host, req.DestAddr.Port)
 	if !d.Allowed {
