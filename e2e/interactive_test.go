@@ -113,7 +113,9 @@ func (w *world) twoTurns(t *testing.T, tool, second string) (spawned, transcript
 // waitState waits (bounded) for an interactive session's state.
 func (w *world) waitState(id, state string) {
 	w.t.Helper()
-	out, code, stderr := w.csa("wait", id, "--until", state, "--timeout", "120s")
+	// A bound, not an expected time: under load 15 on 2 cores an
+	// interactive opencode took a minute to send its first request.
+	out, code, stderr := w.csa("wait", id, "--until", state, "--timeout", "300s")
 	if code != 0 {
 		pane, _ := os.ReadFile(filepath.Join(w.sessionDir(id), "pane.log"))
 		w.t.Fatalf("wait --until %s: exit %d: %s %s\nmodel server saw: %s\npane: %q", state, code, out, stderr, w.requests(), tail(pane, 3000))
@@ -123,7 +125,7 @@ func (w *world) waitState(id, state string) {
 // waitPane waits (bounded) until the session's pane shows text.
 func (w *world) waitPane(id, text string) {
 	w.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		out, _, _ := w.csa("logs", id)
 		if strings.Contains(out, text) {
