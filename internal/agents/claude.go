@@ -11,6 +11,8 @@ var claudeCodeSpec = Spec{
 	ACP:               &Program{Name: "claude-code-acp", Package: "@zed-industries/claude-code-acp"},
 	Family:            FamilyAnthropic,
 	InitialEstimateMB: 4096,
+	StateDirs:         []string{".claude", ".claude.json"},
+	Credentials:       []string{".claude/.credentials.json"},
 	MCPClient:         true,
 	Adapter:           claudeCode{},
 	Interactive:       claudeInteractive,

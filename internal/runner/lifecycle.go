@@ -179,6 +179,7 @@ func (l *life) running(record func(*session.State)) error {
 		// A resumed session starts its turn with a clean slate.
 		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
 		st.Turns++
+		st.Confinement = l.run.Spec.Sandbox.FS
 		if record != nil {
 			record(st)
 		}

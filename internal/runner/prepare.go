@@ -279,6 +279,12 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 	if req.MCPWarning != "" {
 		sp.Warnings = append(sp.Warnings, req.MCPWarning)
 	}
+	// The run's working directory (its worktree, when it has one) is
+	// known only now.
+	sp.Sandbox.FS = req.Sandbox.FS.WithWrite(req.Cwd)
+	if fs := sp.Sandbox.FS; fs != nil && fs.Warning != "" {
+		sp.Warnings = append(sp.Warnings, "sandbox: "+fs.Warning)
+	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index
 	}

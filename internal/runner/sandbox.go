@@ -11,7 +11,7 @@ import (
 )
 
 // confine creates the run's cgroup where its layer has one, and wraps the
-// program so that it starts inside its limits.
+// program so that it starts inside its limits and its file confinement.
 func confine(id string, sb Sandbox, program string, argv []string) (prog string, args []string, g *resource.Group, err error) {
 	switch sb.Plan.Layer {
 	case resource.LayerCgroup1, resource.LayerCgroup2:
@@ -19,10 +19,27 @@ func confine(id string, sb Sandbox, program string, argv []string) (prog string,
 			return "", nil, nil, err
 		}
 	case "", resource.LayerNone:
-		return program, argv, nil, nil
+		prog, args = confineFS(sb, program, argv)
+		return prog, args, nil, nil
 	}
 	prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(id), program, argv)
+	prog, args = confineFS(sb, prog, args)
 	return prog, args, g, nil
+}
+
+// confineFS has the exec shim apply the file confinement: the shim the
+// resource layer already runs takes its options, else one is put in
+// front of the program.
+func confineFS(sb Sandbox, prog string, args []string) (string, []string) {
+	opts := sb.FS.ShimArgs()
+	switch {
+	case len(opts) == 0:
+		return prog, args
+	case prog == sb.CsaExe && len(args) > 0 && args[0] == resource.ShimCommand:
+		return prog, append(append([]string{resource.ShimCommand}, opts...), args[1:]...)
+	}
+	a := append(append([]string{resource.ShimCommand}, opts...), "--", prog)
+	return sb.CsaExe, append(a, args...)
 }
 
 // usage is what a run consumed, and what its limits did to it.
