@@ -34,9 +34,25 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // may be changed. It is the last step before execve: the restriction
 // holds for all threads and cannot be lifted.
 func Apply(deny, write []string) error {
-	read, listOnly, err := readableAround(deny, write)
+	rules, err := rulesFor(deny, write)
 	if err != nil {
 		return err
+	}
+	if err := config.RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	return nil
+}
+
+// config handles the file access rights of Landlock ABI 7, as far as the
+// kernel does, and nothing of the network (not enforced yet, and said so).
+var config = landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}.BestEffort()
+
+// rulesFor are the Landlock rules of deny and write.
+func rulesFor(deny, write []string) ([]landlock.Rule, error) {
+	read, listOnly, err := readableAround(deny, write)
+	if err != nil {
+		return nil, err
 	}
 	rules := []landlock.Rule{landlock.PathAccess(llsys.AccessFSReadDir, listOnly...)}
 	for _, r := range read {
@@ -52,17 +68,14 @@ func Apply(deny, write []string) error {
 		case errors.Is(err, os.ErrNotExist):
 			continue
 		case err != nil:
-			return err
+			return nil, err
 		case fi.IsDir():
 			rules = append(rules, landlock.RWDirs(w).WithIoctlDev())
 		default:
 			rules = append(rules, landlock.RWFiles(w).WithIoctlDev())
 		}
 	}
-	if err := landlock.V7.BestEffort().RestrictPaths(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	return nil
+	return rules, nil
 }
 
 // readable is a path granted for reading whole (and executing).
