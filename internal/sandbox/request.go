@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -16,9 +17,9 @@ type Where struct {
 	TempDir  string
 	StateDir string   // csa's state: the run's session and a nested run's
 	Also     []string // more places csa itself writes for the run (its socket directory)
-	// Own is the tool's own state, Others the other tools' credentials,
-	// relative to Home (from the tool registry).
-	Own, Others []string
+	// OwnDirs and OwnFiles are the tool's own state, Others the other
+	// tools' credentials, relative to Home (from the tool registry).
+	OwnDirs, OwnFiles, Others []string
 	// DenyRead and AllowWrite are the configuration's, ~ for Home.
 	DenyRead, AllowWrite []string
 }
@@ -33,7 +34,7 @@ func NewRequest(iso Isolate, mode string, w Where) Request {
 	for _, d := range append(append([]string(nil), DefaultDenyRead...), w.Others...) {
 		r.DenyRead = append(r.DenyRead, home(d))
 	}
-	for _, d := range w.Own {
+	for _, d := range append(append([]string(nil), w.OwnDirs...), w.OwnFiles...) {
 		r.Write = append(r.Write, home(d))
 	}
 	for _, d := range w.DenyRead {
@@ -79,4 +80,16 @@ func join(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// MakeStateDirs makes the tool's state directories that are missing
+// (private to the user): a confined program could not make them itself,
+// in a HOME it may not write.
+func MakeStateDirs(w Where) error {
+	for _, d := range w.OwnDirs {
+		if err := os.MkdirAll(filepath.Join(w.Home, d), 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
 }

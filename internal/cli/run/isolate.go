@@ -49,7 +49,7 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 	}
 	for _, s := range agents.Registry {
 		if s.Tool == req.Tool {
-			w.Own = s.StateDirs
+			w.OwnDirs, w.OwnFiles = s.StateDirs, s.StateFiles
 		} else {
 			w.Others = append(w.Others, s.Credentials...)
 		}
@@ -72,6 +72,11 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 	}
 	if pol.Warning != "" {
 		fmt.Fprintln(j.f.IO.ErrOut, "csa: warning: sandbox: "+pol.Warning)
+	}
+	if pol.Confined() {
+		if err := sandbox.MakeStateDirs(w); err != nil {
+			return nil, fmt.Errorf("the tool's state directories: %w", err)
+		}
 	}
 	return pol, nil
 }
