@@ -54,12 +54,14 @@ func rulesFor(deny, write []string) ([]landlock.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules := []landlock.Rule{landlock.PathAccess(llsys.AccessFSReadDir, listOnly...)}
+	// What was listed may be gone by the time its rule is added (another
+	// program's temporary file beside a secret): nothing to grant then.
+	rules := []landlock.Rule{landlock.PathAccess(llsys.AccessFSReadDir, listOnly...).IgnoreIfMissing()}
 	for _, r := range read {
 		if r.dir {
-			rules = append(rules, landlock.RODirs(r.path))
+			rules = append(rules, landlock.RODirs(r.path).IgnoreIfMissing())
 		} else {
-			rules = append(rules, landlock.ROFiles(r.path))
+			rules = append(rules, landlock.ROFiles(r.path).IgnoreIfMissing())
 		}
 	}
 	for _, w := range append(append([]string(nil), write...), devices...) {
