@@ -56,8 +56,10 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 	}
 	r := sandbox.NewRequest(iso, j.cfg.Sandbox.Mode, w)
 	// The caller's folder is checked against the secrets here; a worktree
-	// replaces it once made (a new folder, holding none).
-	r.Write = append(r.Write, req.Cwd)
+	// run works in a new folder instead, added once made.
+	if !req.Worktree {
+		r.Write = append(r.Write, req.Cwd)
+	}
 	abi, why := sandbox.Probe()
 	if j.o.Interactive {
 		abi, why = 0, "interactive runs are not confined yet"
