@@ -79,16 +79,16 @@ type Request struct {
 // shows it.
 type Policy struct {
 	// FS is the mechanism that confines files: "landlock", or "none".
-	FS   string `json:"fs"`
-	Mode string `json:"mode"`
-	ABI  int    `json:"landlock_abi,omitempty"`
+	FS   string `toml:"fs" json:"fs"`
+	Mode string `toml:"mode" json:"mode"`
+	ABI  int    `toml:"landlock_abi,omitempty" json:"landlock_abi,omitempty"`
 	// Net is "not_enforced" when the network was asked for: no mechanism
 	// confines it yet.
-	Net      string   `json:"net,omitempty"`
-	DenyRead []string `json:"deny_read,omitempty"`
-	Write    []string `json:"write,omitempty"`
+	Net      string   `toml:"net,omitempty" json:"net,omitempty"`
+	DenyRead []string `toml:"deny_read,omitempty" json:"deny_read,omitempty"`
+	Write    []string `toml:"write,omitempty" json:"write,omitempty"`
 	// Warning says what a best-effort run asked for and did not get.
-	Warning string `json:"warning,omitempty"`
+	Warning string `toml:"warning,omitempty" json:"warning,omitempty"`
 }
 
 // Confined reports whether the program's files are confined.

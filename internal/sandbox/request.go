@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -62,7 +63,7 @@ func expand(home, p string) string {
 // WithWrite is p with dir writable too (the run's working directory);
 // p itself is not changed.
 func (p *Policy) WithWrite(dir string) *Policy {
-	if !p.Confined() || dir == "" {
+	if !p.Confined() || dir == "" || slices.Contains(p.Write, filepath.Clean(dir)) {
 		return p
 	}
 	q := *p
