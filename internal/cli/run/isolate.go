@@ -3,7 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/csa-dev/csa/internal/agents"
@@ -40,8 +39,14 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 	if !iso.FS && !iso.Net {
 		return nil, nil
 	}
-	home, _ := os.UserHomeDir()
-	w := sandbox.Where{Home: home, TempDir: os.TempDir(), StateDir: j.f.StateDir(),
+	home, tmp := j.f.Getenv("HOME"), j.f.Getenv("TMPDIR")
+	if home == "" {
+		return nil, cmdutil.Usagef("--isolate: HOME is not set: the secrets to deny are under it")
+	}
+	if tmp == "" {
+		tmp = "/tmp" // os.TempDir's choice
+	}
+	w := sandbox.Where{Home: home, TempDir: tmp, StateDir: j.f.StateDir(),
 		Also:     []string{filepath.Dir(j.store.Root())},
 		DenyRead: j.cfg.Sandbox.DenyRead, AllowWrite: j.cfg.Sandbox.AllowWrite}
 	if d, err := rundir.Dir(j.f.Getenv("XDG_RUNTIME_DIR")); err == nil {
