@@ -18,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/root"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/testkit/fakeagent"
 	"github.com/csa-dev/csa/internal/testkit/modelserver"
 	"github.com/csa-dev/csa/internal/testkit/scripttest"
@@ -51,6 +52,13 @@ func TestScripts(t *testing.T) {
 			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
 		},
 		Condition: func(cond string) (bool, error) {
+			if cond == "landlock" {
+				abi, _ := sandbox.Probe()
+				if abi == 0 && os.Getenv("CI") != "" {
+					return false, fmt.Errorf("CI's kernel offers Landlock: the sandbox tests must run")
+				}
+				return abi > 0, nil
+			}
 			if cond != "cgroup1" {
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}

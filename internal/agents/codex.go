@@ -14,6 +14,8 @@ var codexSpec = Spec{
 	ACP:               &Program{Name: "codex-acp", Package: "@zed-industries/codex-acp"},
 	Family:            FamilyOpenAI,
 	InitialEstimateMB: 4096,
+	StateDirs:         []string{".codex"},
+	Credentials:       []string{".codex/auth.json"},
 	MCPClient:         true,
 	Adapter:           codex{},
 	Interactive:       codexInteractive,

@@ -15,6 +15,7 @@ var csaAgentSpec = Spec{
 	// gemini/...): it drives several providers.
 	ModelWithProvider: true,
 	InitialEstimateMB: 512,
+	StateDirs:         []string{".local/state/csa-agent"},
 	MCPClient:         true,
 	Adapter:           csaAgent{},
 	Interactive:       csaAgentInteractive,

@@ -13,6 +13,8 @@ var geminiSpec = Spec{
 	Program:           Program{Name: "gemini", Package: "@google/gemini-cli"},
 	Family:            FamilyGoogle,
 	InitialEstimateMB: 1024,
+	StateDirs:         []string{".gemini"},
+	Credentials:       []string{".gemini/oauth_creds.json"},
 	Adapter:           geminiCLI{},
 	Interactive:       geminiInteractive,
 }

@@ -13,6 +13,8 @@ var opencodeSpec = Spec{
 	// Family: that of its configured model (it drives many providers).
 	ModelWithProvider: true,
 	InitialEstimateMB: 1536,
+	StateDirs:         []string{".local/share/opencode", ".local/state/opencode", ".config/opencode", ".cache/opencode"},
+	Credentials:       []string{".local/share/opencode/auth.json"},
 	MCPClient:         true,
 	Adapter:           opencode{},
 	Interactive:       opencodeInteractive,

@@ -38,6 +38,14 @@ type Spec struct {
 	// InitialEstimateMB is the memory one run is assumed to need (MB)
 	// until the tool has a history of its own.
 	InitialEstimateMB int64
+	// StateDirs are the directories where the program keeps its own
+	// state, relative to HOME: a confined run may write them, and csa makes
+	// those missing before it starts (internal/sandbox); StateFiles are
+	// such files, writable when they exist.
+	StateDirs, StateFiles []string
+	// Credentials are its secrets, relative to HOME: no other tool's
+	// confined run may read them.
+	Credentials []string
 	// MCPClient: the program takes MCP servers csa gives it for a run.
 	MCPClient bool
 	// Adapter drives it headless.

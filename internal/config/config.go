@@ -16,6 +16,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/transport"
 	"github.com/csa-dev/csa/internal/workspace"
 )
@@ -30,6 +31,7 @@ type Config struct {
 	GC                GCConfig        `toml:"gc"`
 	Output            OutputConfig    `toml:"output"`
 	Resources         ResourcesConfig `toml:"resources"`
+	Sandbox           SandboxConfig   `toml:"sandbox"`
 	// Tiers are named lists of model specs ("tool/provider/model/thinking")
 	// a run can use with --tier, rotating or failing over between them.
 	Tiers map[string]TierConfig `toml:"tiers"`
@@ -125,6 +127,22 @@ type ResourcesConfig struct {
 	InitialEstimates map[string]int64 `toml:"initial_estimates"`
 }
 
+// SandboxConfig confines what a run's program may read and write
+// (internal/sandbox; docs/sandbox.md).
+type SandboxConfig struct {
+	// FS confines files for every headless run (csa run --isolate fs).
+	FS bool `toml:"fs"`
+	// Mode is required (refuse where the kernel cannot confine) or
+	// best-effort (run, and record what was not enforced).
+	Mode string `toml:"mode"`
+	// DenyRead are paths no run may read, on top of the defaults; ~ is
+	// the home directory.
+	DenyRead []string `toml:"deny_read"`
+	// AllowWrite are paths every run may write, on top of its working
+	// directory, the temp dir, csa's state and the tool's own state.
+	AllowWrite []string `toml:"allow_write"`
+}
+
 // ToolResources overrides [resources] for one tool; unset fields inherit.
 type ToolResources struct {
 	EnforcementMode *string `toml:"enforcement_mode"`
@@ -180,6 +198,9 @@ type ToolConfig struct {
 	MaxConcurrent int `toml:"max_concurrent"`
 	// Resources overrides [resources] for this tool.
 	Resources ToolResources `toml:"resources"`
+	// Isolate overrides [sandbox] fs for this tool: "fs", "fs,net" or
+	// "none"; "" follows [sandbox].
+	Isolate string `toml:"isolate"`
 	// Env holds extra environment variables for the program.
 	Env map[string]string `toml:"env"`
 	// Transport is how csa talks to the tool: cli (its structured output),
@@ -226,6 +247,7 @@ func Default() Config {
 			// tool has a history of its own.
 			InitialEstimates: map[string]int64{},
 		},
+		Sandbox:  SandboxConfig{Mode: sandbox.BestEffort},
 		Tiers:    map[string]TierConfig{},
 		Aliases:  map[string]string{},
 		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second), AgentRetries: 2},

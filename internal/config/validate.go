@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/csa-dev/csa/internal/resource"
+	sb "github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/transport"
 	"github.com/csa-dev/csa/internal/workspace"
 )
@@ -80,6 +81,9 @@ func (c *Config) validate() []problem {
 		bad(fmt.Sprintf("%d must be at least 1", n), "output", "max_log_bytes")
 	}
 	ps = append(ps, validateResources(c.Resources.EnforcementMode, c.Resources.Sandbox, "resources")...)
+	if m, err := sb.ParseMode(c.Sandbox.Mode); err != nil || m != c.Sandbox.Mode {
+		bad(fmt.Sprintf("%q is not one of %s", c.Sandbox.Mode, strings.Join(sb.Modes, ", ")), "sandbox", "mode")
+	}
 	for name, t := range c.Tiers {
 		if len(t.Models) == 0 {
 			bad("a tier needs at least one model spec", "tiers", name, "models")
@@ -165,6 +169,9 @@ func (c *Config) validate() []problem {
 			sandbox = *o.Sandbox
 		}
 		ps = append(ps, validateResources(mode, sandbox, "tools", name, "resources")...)
+		if _, err := sb.ParseIsolate(tc.Isolate); tc.Isolate != "" && err != nil {
+			bad(err.Error(), "tools", name, "isolate")
+		}
 		for k, v := range map[string]*int64{"memory_max_mb": o.MemoryMaxMB, "memory_swap_max_mb": o.MemorySwapMaxMB, "pids_max": o.PidsMax} {
 			if v != nil && *v < 0 {
 				bad(fmt.Sprintf("%d cannot be negative (0 for none)", *v), "tools", name, "resources", k)

@@ -87,4 +87,6 @@ const (
 	TestCgroupRoot = "CSA_TEST_CGROUP_ROOT"
 	// TestSelfCgroup stands for csa's own cgroup (/proc/self/cgroup).
 	TestSelfCgroup = "CSA_TEST_SELF_CGROUP"
+	// TestNoLandlock, set to 1, makes csa find no Landlock in the kernel.
+	TestNoLandlock = "CSA_TEST_NO_LANDLOCK"
 )

@@ -45,6 +45,7 @@ var Vars = []Var{
 	{OverlapPaths, "on_overlap: the files newly changed by both, one a line.", byHook},
 	{TestCgroupRoot, "Stands for `/sys/fs/cgroup` when csa probes the host.", "csa's tests"},
 	{TestSelfCgroup, "Stands for csa's own cgroup when csa probes the host.", "csa's tests"},
+	{TestNoLandlock, "Set to 1, csa finds no Landlock in the kernel: `[sandbox] mode = \"required\"` refuses a confined run (exit 3), best-effort runs it unconfined and records why.", "csa's tests"},
 }
 
 // Markdown is Vars as a markdown table.

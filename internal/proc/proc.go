@@ -32,6 +32,11 @@ type Spec struct {
 	// group: it shares the caller's controlling terminal as its
 	// foreground job (an interactive agent inside a tmux pane).
 	InTerminal bool
+	// Confine, when set, restricts the thread that starts the child, just
+	// before: what a kernel holds per thread and a child inherits
+	// (Landlock, no_new_privs) then holds the program from its first
+	// instruction, with no program of csa's run in between.
+	Confine func() error
 }
 
 // Process is a started child leading its own process group.
@@ -59,10 +64,15 @@ func Start(spec Spec) (*Process, error) {
 	if spec.DieWithParent {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	if err := cmd.Start(); err != nil {
+	done := make(chan struct{})
+	start := cmd.Start
+	if spec.Confine != nil {
+		start = func() error { return startConfined(cmd, spec.Confine, done) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
-	p := &Process{cmd: cmd, Pid: cmd.Process.Pid, done: make(chan struct{})}
+	p := &Process{cmd: cmd, Pid: cmd.Process.Pid, done: done}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()

@@ -123,9 +123,13 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	sp := l.run.Spec
 	// An interrupt from here on must stop the program and be recorded.
 	interrupt.Ready(ctx)
-	path, argv, group, err := confine(sp.SessionID, sp.Sandbox, prog, args)
+	path, argv, group, rs, err := confine(sp.SessionID, sp.Sandbox, prog, args)
 	if err != nil {
-		return &startError{msg: "cannot set up resource limits: " + err.Error(), sandbox: true}
+		return &startError{msg: "cannot set up resource limits or the file confinement: " + err.Error(), sandbox: true}
+	}
+	if rs != nil {
+		spec.Confine = rs.RestrictThread
+		defer rs.Close()
 	}
 	// The keeper is up before the program: whatever the program starts has
 	// one, however soon the supervisor dies.
@@ -179,6 +183,7 @@ func (l *life) running(record func(*session.State)) error {
 		// A resumed session starts its turn with a clean slate.
 		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
 		st.Turns++
+		st.Confinement = l.run.Spec.Sandbox.FS
 		if record != nil {
 			record(st)
 		}

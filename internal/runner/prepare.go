@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -284,6 +285,18 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 	if req.MCPWarning != "" {
 		sp.Warnings = append(sp.Warnings, req.MCPWarning)
 	}
+	// The run's working directory (its worktree, when it has one) is
+	// known only now; a worktree's commits go to its repository's .git,
+	// as a run in the repository itself may write it.
+	sp.Sandbox.FS = req.Sandbox.FS.WithWrite(req.Cwd)
+	if ws := st.Workspace; ws != nil {
+		if dot := filepath.Join(ws.Repo, ".git"); isDir(dot) {
+			sp.Sandbox.FS = sp.Sandbox.FS.WithWrite(dot)
+		}
+	}
+	if fs := sp.Sandbox.FS; fs != nil && fs.Warning != "" {
+		sp.Warnings = append(sp.Warnings, "sandbox: "+fs.Warning)
+	}
 	if req.Slot != nil {
 		sp.SlotTool, sp.SlotIndex = req.Slot.Tool, req.Slot.Index
 	}
@@ -367,4 +380,9 @@ func NewSession(store *session.Store, id, tool string, parent *Parent, root stri
 		return nil, nil, err
 	}
 	return st, h, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -8,8 +8,9 @@ import (
 
 // RemoteFlags are the flags of `csa run` a remote run carries to the
 // local run its worker starts (`csa run -d` there), as name=value: the
-// limits and the idle timeout apply on the machine that runs the agent.
-var RemoteFlags = []string{"memory-max-mb", "memory-swap-max-mb", "pids-max", "enforcement", "sandbox", "no-preflight", "idle-timeout"}
+// limits, the file confinement and the idle timeout apply on the machine
+// that runs the agent.
+var RemoteFlags = []string{"memory-max-mb", "memory-swap-max-mb", "pids-max", "enforcement", "sandbox", "no-preflight", "idle-timeout", "isolate"}
 
 // CheckRemoteFlag checks one name=value of a remote run's flags (a
 // worker takes nothing else from a request into its command line).

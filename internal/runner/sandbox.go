@@ -7,22 +7,39 @@ import (
 	"syscall"
 
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
 )
 
 // confine creates the run's cgroup where its layer has one, and wraps the
-// program so that it starts inside its limits.
-func confine(id string, sb Sandbox, program string, argv []string) (prog string, args []string, g *resource.Group, err error) {
+// program so that it starts inside its limits. Its file confinement is
+// either the exec shim's, when the layer runs the shim anyway, or rs: the
+// Landlock ruleset for the thread that starts the program.
+func confine(id string, sb Sandbox, program string, argv []string) (prog string, args []string, g *resource.Group, rs *sandbox.Ruleset, err error) {
+	prog, args = program, argv
 	switch sb.Plan.Layer {
 	case resource.LayerCgroup1, resource.LayerCgroup2:
 		if g, err = resource.NewGroup(sb.Caps, sb.Plan.Layer, id, sb.Plan.Limits); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
-	case "", resource.LayerNone:
-		return program, argv, nil, nil
+		fallthrough
+	case resource.LayerSystemd, resource.LayerSetrlimit:
+		prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(id), program, argv)
 	}
-	prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(id), program, argv)
-	return prog, args, g, nil
+	if !sb.FS.Confined() {
+		return prog, args, g, nil, nil
+	}
+	if prog == sb.CsaExe && len(args) > 0 && args[0] == resource.ShimCommand {
+		// The shim joins the cgroup before it confines itself.
+		return prog, append(append([]string{resource.ShimCommand}, sb.FS.ShimArgs()...), args[1:]...), g, nil, nil
+	}
+	if rs, err = sandbox.Build(sb.FS.DenyRead, sb.FS.Write); err != nil {
+		if g != nil {
+			g.Remove()
+		}
+		return "", nil, nil, nil, err
+	}
+	return prog, args, g, rs, nil
 }
 
 // usage is what a run consumed, and what its limits did to it.

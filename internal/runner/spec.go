@@ -17,6 +17,7 @@ import (
 	"github.com/csa-dev/csa/internal/interactive"
 	"github.com/csa-dev/csa/internal/resource"
 	"github.com/csa-dev/csa/internal/runhooks"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/verbatim"
 )
@@ -72,13 +73,15 @@ type Spec struct {
 	RawBytes map[string]string `json:"raw_bytes,omitempty"`
 }
 
-// Sandbox is the resource control of a run.
+// Sandbox is the resource control and the file confinement of a run.
 type Sandbox struct {
 	Plan           resource.Plan          `json:"plan"`
 	Caps           *resource.Capabilities `json:"caps,omitempty"`
 	CsaExe         string                 `json:"csa_exe,omitempty"` // for the exec shim
 	SampleInterval time.Duration          `json:"sample_interval"`
 	StatsPath      string                 `json:"stats_path,omitempty"` // usage statistics to record the peak in
+	// FS is the file confinement applied by the exec shim; nil for none.
+	FS *sandbox.Policy `json:"fs,omitempty"`
 }
 
 const specFile = "run.json"

@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 	"time"
+
+	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // Status is where a session is in its life. The set and its transitions are
@@ -165,6 +167,9 @@ type State struct {
 	PeakMemoryMB  int64  `toml:"peak_memory_mb,omitempty" json:"peak_memory_mb,omitempty"`
 	PeakSource    string `toml:"peak_source,omitempty" json:"peak_source,omitempty"` // cgroup (exact) or sampled
 	PidsLimitHit  bool   `toml:"pids_limit_hit,omitempty" json:"pids_limit_hit,omitempty"`
+	// Confinement is the sandbox policy the last turn's program ran
+	// under; nil for none.
+	Confinement *sandbox.Policy `toml:"confinement,omitempty" json:"confinement,omitempty"`
 
 	// Interactive is set for a session run in a tmux pane.
 	Interactive *Interactive `toml:"interactive,omitempty" json:"interactive,omitempty"`

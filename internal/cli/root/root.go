@@ -169,7 +169,7 @@ func Main(ctx context.Context, f *cmdutil.Factory, args []string) int {
 
 // Entry is csa's main: the real process environment, the real streams.
 func Entry() int {
-	// The keepers (a run's own, the daemon) start before any of the
+	// The keepers (a run's own, the daemon) and the exec shim start before any of the
 	// command tree is built.
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -177,6 +177,10 @@ func Entry() int {
 			return keeper.Main(os.Args[2:])
 		case keeper.DaemonCommand:
 			return keeper.DaemonMain(os.Args[2:])
+		case resource.ShimCommand:
+			// The exec shim is on every confined run's start: no command
+			// tree is built for it.
+			return shim.Main(os.Args[2:])
 		}
 	}
 	f := &cmdutil.Factory{

@@ -9,6 +9,7 @@ import (
 	"github.com/csa-dev/csa/internal/config"
 	"github.com/csa-dev/csa/internal/remoterun"
 	"github.com/csa-dev/csa/internal/runner"
+	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // notRemote are the flags a remote run cannot honour yet.
@@ -56,7 +57,7 @@ func (j *job) remote(ctx context.Context) error {
 	return clustercmd.Submit(ctx, req, j.o.RemoteCwd, j.f.JSON, j.f.Environ(), j.f.IO.Out, j.f.IO.ErrOut)
 }
 
-// remoteFlags are the limits and idle timeout given to this run, as the
+// remoteFlags are the limits, isolation and idle timeout given to this run, as the
 // worker's local run takes them (runner.RemoteFlags), checked here as a
 // local run would check them.
 func (j *job) remoteFlags() ([]string, error) {
@@ -64,10 +65,16 @@ func (j *job) remoteFlags() ([]string, error) {
 	if _, err := j.ask(j.o.Tool); err != nil {
 		return nil, err
 	}
+	if j.o.Isolate != "" {
+		if _, err := sandbox.ParseIsolate(j.o.Isolate); err != nil {
+			return nil, cmdutil.Usagef("--isolate: %v", err)
+		}
+	}
 	values := map[string]string{
 		"memory-max-mb": strconv.FormatInt(rf.memoryMaxMB, 10), "memory-swap-max-mb": strconv.FormatInt(rf.swapMaxMB, 10),
 		"pids-max": strconv.FormatInt(rf.pidsMax, 10), "enforcement": rf.enforcement, "sandbox": rf.sandbox,
 		"no-preflight": strconv.FormatBool(rf.noPreflight), "idle-timeout": j.o.IdleTimeout.String(),
+		"isolate": j.o.Isolate,
 	}
 	var out []string
 	for _, name := range runner.RemoteFlags {

@@ -72,6 +72,10 @@ func (j *job) admit(ctx context.Context, req *runner.Request) error {
 	if err != nil {
 		return err
 	}
+	fs, err := j.confine(req)
+	if err != nil {
+		return err
+	}
 	caps := j.f.Capabilities()
 	adm, err := resource.Admit(ctx, caps, resource.NewSlots(filepath.Join(j.f.StateDir(), "slots")), a)
 	var refused *resource.RefusedError
@@ -94,6 +98,7 @@ func (j *job) admit(ctx context.Context, req *runner.Request) error {
 	exe, _ := j.f.Executable()
 	req.Sandbox = runner.Sandbox{Plan: adm.Plan, Caps: caps, CsaExe: exe, SampleInterval: j.cfg.Resources.SampleInterval.Std(),
 		StatsPath: a.StatsPath}
+	req.Sandbox.FS = fs
 	req.Slot = adm.Slot
 	return nil
 }

@@ -43,6 +43,9 @@ type Options struct {
 	Transport  string // cli, acp or auto; "" for the tool's setting
 	// Interactive runs the tool's own interface in a tmux pane.
 	Interactive bool
+	// Isolate is what to confine: fs, net, fs,net or none ("" follows
+	// the configuration).
+	Isolate string
 	// NoMCP gives the run no MCP hub, whatever the configuration says.
 	NoMCP bool
 	// MCPScope is the project whose instances of project-scoped MCP
@@ -151,6 +154,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.KeepWorktree, "keep-worktree", false, "with --worktree: keep the worktree's folder once the change is committed (the branch always stays)")
 	fl.StringVar(&opts.Branch, "branch", "", "with --worktree: the worktree's branch, a new branch of this name (default: defaults.worktree_branch, csa/{id})")
 	fl.BoolVar(&opts.WorktreeSubmodules, "worktree-submodules", false, "with --worktree: check out the repository's submodules in the worktree, recursively (default: defaults.worktree_submodules; none are otherwise)")
+	fl.StringVar(&opts.Isolate, "isolate", "", "confine the agent: fs (read everywhere but your secrets, write only the working directory, the temp dir and its own state; Landlock), net (accepted, not enforced yet), fs,net, or none (default: tools.NAME.isolate, else [sandbox] fs)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }

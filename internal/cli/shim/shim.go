@@ -1,7 +1,8 @@
 // Package shim implements the hidden `csa __exec`: the last step before an
-// agent program runs under resource limits. It writes its own pid into the
-// run's cgroup files and sets RLIMIT_AS, then replaces itself with the
-// program (execve), so no code of the program runs unconfined.
+// agent program runs under resource limits and its file confinement. It
+// writes its own pid into the run's cgroup files, sets RLIMIT_AS and
+// applies the Landlock policy, then replaces itself with the program
+// (execve), so no code of the program runs unconfined.
 package shim
 
 import (
@@ -14,23 +15,28 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // NewCmd builds the hidden command. It parses its own arguments: they end
 // with the program's, which must reach it untouched.
 func NewCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:                resource.ShimCommand + " [--procs FILE]... [--rlimit-as BYTES] -- PROGRAM [ARGS...]",
+		Use:                resource.ShimCommand + " [--procs FILE]... [--rlimit-as BYTES] [--deny-read PATH]... [--write PATH]... [--confine-fs] -- PROGRAM [ARGS...]",
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			err := Exec(args)
-			// Reached only on failure: the program was not started.
-			fmt.Fprintln(os.Stderr, "csa __exec:", err)
-			os.Exit(127)
+			os.Exit(Main(args))
 			return nil
 		},
 	}
+}
+
+// Main runs the shim; it returns only on failure (exit 127: the program
+// was not started).
+func Main(args []string) int {
+	fmt.Fprintln(os.Stderr, "csa "+resource.ShimCommand+":", Exec(args))
+	return 127
 }
 
 // Exec confines this process as args say and replaces it with the
@@ -39,7 +45,13 @@ func NewCmd() *cobra.Command {
 // resource.ShimCommand.
 func Exec(args []string) error {
 	pid := []byte(strconv.Itoa(os.Getpid()))
+	var deny, write []string
+	confineFS := false
 	for len(args) > 0 && args[0] != "--" {
+		if args[0] == sandbox.FlagConfine {
+			confineFS, args = true, args[1:]
+			continue
+		}
 		if len(args) < 2 {
 			return fmt.Errorf("%s needs a value", args[0])
 		}
@@ -56,6 +68,10 @@ func Exec(args []string) error {
 			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
 				return fmt.Errorf("set RLIMIT_AS: %w", err)
 			}
+		case sandbox.FlagDenyRead:
+			deny = append(deny, args[1])
+		case sandbox.FlagWrite:
+			write = append(write, args[1])
 		default:
 			return fmt.Errorf("unknown option %s", args[0])
 		}
@@ -67,6 +83,11 @@ func Exec(args []string) error {
 	prog, err := exec.LookPath(args[1])
 	if err != nil {
 		return err
+	}
+	if confineFS {
+		if err := sandbox.Apply(deny, write); err != nil {
+			return err
+		}
 	}
 	return syscall.Exec(prog, args[1:], os.Environ())
 }

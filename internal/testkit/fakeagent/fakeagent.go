@@ -13,6 +13,7 @@
 //	pidfile PATH     write own pid             hang          block forever
 //	write PATH TEXT  write a file              waitfile PATH block until PATH exists (60 s at most)
 //	copy FROM TO     copy a file (nothing when FROM cannot be read)
+//	sh COMMAND       run COMMAND with sh -c, like an agent's shell tool: its output and error lines, then "sh: exit N"
 //
 //	error TEXT       fail with a provider error in the tool's own format
 //	alloc MB         allocate and touch MB megabytes, hold them 200 ms
@@ -161,7 +162,7 @@ var directives = map[string]bool{
 	"echo": true, "stderr": true, "sleep": true, "exit": true, "binary": true, "flood": true,
 	"csa": true, "env": true, "args": true, "ignore-term": true, "fork": true, "read": true,
 	"pidfile": true, "hang": true, "write": true, "copy": true, "waitfile": true, "error": true, "alloc": true, "forkbomb": true, "overlap": true, "ratelimited": true,
-	"orphan": true, "retrying": true, "prompt": true, "digest": true, "mcp": true,
+	"orphan": true, "retrying": true, "prompt": true, "digest": true, "mcp": true, "sh": true,
 }
 
 func known(w string) bool { return directives[w] }
@@ -336,6 +337,17 @@ func run(out emitter, step string) (code int, done bool) {
 				return 1, true
 			}
 		}
+	case "sh":
+		// Like a real agent's shell tool: what the command printed, and
+		// how it ended, become part of what this agent says.
+		cmd := exec.Command("sh", "-c", arg)
+		b, _ := cmd.CombinedOutput()
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if l != "" {
+				out.text(l)
+			}
+		}
+		out.text(fmt.Sprintf("sh: exit %d", cmd.ProcessState.ExitCode()))
 	case "copy":
 		if len(words) == 3 {
 			if b, err := os.ReadFile(words[1]); err == nil {
