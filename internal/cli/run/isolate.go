@@ -66,9 +66,6 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 		r.Write = append(r.Write, req.Cwd)
 	}
 	abi, why := sandbox.Probe()
-	if j.o.Interactive {
-		abi, why = 0, "interactive runs are not confined yet"
-	}
 	pol, err := sandbox.Decide(r, abi, why)
 	var refused *sandbox.RefusedError
 	switch {
