@@ -92,6 +92,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	before := paneLogSize(dir)
 	submitted := o.Enter || submits(o.Keys)
+	var unconfirmed int // the submissions not confirmed once this one is counted
 	if submitted {
 		// Recorded before the paste, so the agent's own submit hook (and
 		// its answer) always come after it, even from a program whose
@@ -104,6 +105,7 @@ func Run(ctx context.Context, o *Options) error {
 			if st.Interactive.Hooks {
 				t.Unconfirmed++
 			}
+			unconfirmed = t.Unconfirmed
 		})
 	}
 	if text != "" {
@@ -130,6 +132,11 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		if err := srv.SendKeys(ctx, name, "Enter"); err != nil {
 			return o.tmuxErr(id, err)
+		}
+		if text != "" && st.Interactive.Hooks {
+			if err := confirm(ctx, dir, unconfirmed, func() error { return srv.SendKeys(ctx, name, "Enter") }); err != nil {
+				return o.tmuxErr(id, err)
+			}
 		}
 	}
 	if len(o.Keys) > 0 {
@@ -224,6 +231,38 @@ const echoBound = 5 * time.Second
 func waitEcho(ctx context.Context, dir string, before int64) error {
 	for deadline := time.Now().Add(echoBound); paneLogSize(dir) <= before && time.Now().Before(deadline); {
 		if err := interrupt.Pause(ctx, 10*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// An Enter can still be lost on a busy machine: the pasted text stays in
+// the agent's input box, unsubmitted (seen with Claude Code at load 15,
+// the Enter arriving while it redrew the end of a turn). An agent with
+// hooks confirms each submission (its UserPromptSubmit hook); until it
+// does, Enter is pressed again, confirmEvery apart, confirmTries times.
+// An Enter on an empty input box does nothing in these interfaces, and a
+// message queued behind a running turn is taken, so the extra Enter is
+// harmless when the first one was only slow to be confirmed.
+const (
+	confirmEvery = 3 * time.Second
+	confirmTries = 3
+)
+
+// confirm waits until fewer than unconfirmed submissions are
+// unconfirmed, pressing Enter again (enter) while they are not.
+func confirm(ctx context.Context, dir string, unconfirmed int, enter func() error) error {
+	for try := 0; try < confirmTries; try++ {
+		for deadline := time.Now().Add(confirmEvery); time.Now().Before(deadline); {
+			if t, err := interactive.ReadTurns(dir); err == nil && t.Unconfirmed < unconfirmed {
+				return nil
+			}
+			if err := interrupt.Pause(ctx, 50*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		if err := enter(); err != nil {
 			return err
 		}
 	}

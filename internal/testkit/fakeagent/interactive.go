@@ -75,6 +75,10 @@ func (r *recorder) fail(msg string)  { fmt.Fprintln(os.Stderr, msg) }
 func (r *recorder) end()             {}
 func (r *recorder) retry(n, max int) { fmt.Printf("retrying after a 429 (%d/%d)\n", n, max) }
 
+// dropFirstEnterEnv makes the interface lose the first Enter (csa send's
+// confirmation is tested with it).
+const dropFirstEnterEnv = "CSA_FAKE_DROP_FIRST_ENTER"
+
 func interactiveMain() int {
 	ia := parseInteractive(os.Args[1:])
 	var hs hookSettings
@@ -126,14 +130,23 @@ func interactiveMain() int {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 16<<20)
+	// CSA_FAKE_DROP_FIRST_ENTER=1: the first line typed stays in the
+	// input box, as if its Enter were lost, until another Enter comes.
+	dropFirst, pending := os.Getenv(dropFirstEnterEnv) == "1", ""
 	for {
 		fmt.Print("> ")
 		if !in.Scan() {
 			return 0
 		}
 		line := strings.TrimSpace(in.Text())
-		if line == "" {
+		if dropFirst && line != "" {
+			dropFirst, pending = false, line
 			continue
+		}
+		if line == "" {
+			if line, pending = pending, ""; line == "" {
+				continue
+			}
 		}
 		if code, done := turn(line); done {
 			return code
