@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/taskgraph"
 	"github.com/csa-dev/csa/internal/textfile"
 )
@@ -32,6 +33,9 @@ type Task struct {
 	// Worktree, when written, says whether the task's run works in a git
 	// worktree of its own; unwritten, the batch's --worktree decides.
 	Worktree *bool `toml:"worktree" json:"worktree,omitempty"`
+	// Isolate, when written, is what the task's run confines (as csa run
+	// --isolate takes it); unwritten, the batch's --isolate decides.
+	Isolate string `toml:"isolate" json:"isolate,omitempty"`
 	// Line is where the task begins in its file (0: unknown).
 	Line int `toml:"-" json:"-"`
 }
@@ -54,9 +58,10 @@ func ReadFile(path string) ([]Task, error) {
 
 // Parse reads a batch file's tasks (file names it in errors; relative cwd
 // are taken from dir) and refuses, before anything runs: unknown keys,
-// missing ids and prompts, bad ids, tools, timeouts and directories,
-// duplicate ids, unknown dependencies and cycles. JSON is a file whose
-// name ends .json, or whose text begins with '{' or '['; TOML otherwise.
+// missing ids and prompts, bad ids, tools, timeouts, isolate words and
+// directories, duplicate ids, unknown dependencies and cycles. JSON is a
+// file whose name ends .json, or whose text begins with '{' or '['; TOML
+// otherwise.
 func Parse(file, dir string, data []byte) ([]Task, error) {
 	if bad := textfile.Check(data); bad != nil {
 		return nil, &FileError{File: file, Line: bad.Line, Msg: bad.Error() + " (a batch file is UTF-8 TOML or JSON)"}
@@ -123,6 +128,11 @@ func check(t *Task, i int, dir string) error {
 			return fmt.Errorf("task %s: timeout %q: want a positive duration such as 90s or 10m", t.ID, t.Timeout)
 		}
 	}
+	if t.Isolate != "" {
+		if _, err := sandbox.ParseIsolate(t.Isolate); err != nil {
+			return fmt.Errorf("task %s: isolate %v", t.ID, err)
+		}
+	}
 	if t.Cwd != "" {
 		if !filepath.IsAbs(t.Cwd) {
 			t.Cwd = filepath.Join(dir, t.Cwd)
@@ -151,6 +161,6 @@ func (t Task) graphTask() *taskgraph.Task {
 	timeout, _ := time.ParseDuration(t.Timeout)
 	return &taskgraph.Task{
 		Node: t.node(),
-		Spec: taskgraph.Spec{Prompt: t.Prompt, Tool: t.Tool, Tier: t.Tier, Model: t.Model, Dir: t.Cwd, Timeout: timeout, Worktree: t.Worktree},
+		Spec: taskgraph.Spec{Prompt: t.Prompt, Tool: t.Tool, Tier: t.Tier, Model: t.Model, Dir: t.Cwd, Timeout: timeout, Worktree: t.Worktree, Isolate: t.Isolate},
 	}
 }

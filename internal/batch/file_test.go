@@ -24,6 +24,7 @@ model = "gpt-5"
 timeout = "10m"
 cwd = "sub"
 worktree = false
+isolate = "fs,net"
 
 [[task]]
 id = "c"
@@ -48,12 +49,12 @@ func TestParseTOML(t *testing.T) {
 		b.Cwd != filepath.Join(dir, "sub") || len(b.DependsOn) != 1 || b.Line != 6 {
 		t.Errorf("task b: %+v", b)
 	}
-	if c := tasks[2]; c.Prompt != "right\nside" || c.Tier != "main" || c.Line != 17 || c.Worktree != nil {
+	if c := tasks[2]; c.Prompt != "right\nside" || c.Tier != "main" || c.Line != 18 || c.Worktree != nil || c.Isolate != "" {
 		t.Errorf("task c: %+v", c)
 	}
 	g := b.graphTask()
 	if g.Timeout.String() != "10m0s" || g.Dir != b.Cwd || g.After[0] != "a" || g.Prompt != "left side" ||
-		g.Worktree == nil || *g.Worktree {
+		g.Worktree == nil || *g.Worktree || g.Isolate != "fs,net" {
 		t.Errorf("graph task %+v", g)
 	}
 }
@@ -63,12 +64,13 @@ const goodJSON = `{
     {"id": "a", "prompt": "first"},
     {
       "id": "b", "prompt": "second",
-      "depends_on": ["a"], "tool": "claude-code"
+      "depends_on": ["a"], "tool": "claude-code", "isolate": "none"
     }
   ]
 }`
 
 func TestParseJSON(t *testing.T) {
+	want := map[string]string{"object": "none", "array": ""}
 	for name, text := range map[string]string{
 		"object": goodJSON,
 		"array":  "[\n {\"id\": \"a\", \"prompt\": \"first\"},\n\n {\"id\": \"b\", \"prompt\": \"second\", \"depends_on\": [\"a\"], \"tool\": \"claude-code\"}\n]",
@@ -77,12 +79,12 @@ func TestParseJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(tasks) != 2 || tasks[1].DependsOn[0] != "a" || tasks[1].Tool != "claude-code" {
+		if len(tasks) != 2 || tasks[1].DependsOn[0] != "a" || tasks[1].Tool != "claude-code" || tasks[1].Isolate != want[name] {
 			t.Errorf("%s: %+v", name, tasks)
 		}
-		want := map[string][2]int{"object": {3, 4}, "array": {2, 4}}[name]
-		if tasks[0].Line != want[0] || tasks[1].Line != want[1] {
-			t.Errorf("%s: lines %d, %d; want %v", name, tasks[0].Line, tasks[1].Line, want)
+		lines := map[string][2]int{"object": {3, 4}, "array": {2, 4}}[name]
+		if tasks[0].Line != lines[0] || tasks[1].Line != lines[1] {
+			t.Errorf("%s: lines %d, %d; want %v", name, tasks[0].Line, tasks[1].Line, lines)
 		}
 	}
 	// No extension: JSON by its first character.
@@ -95,7 +97,7 @@ func TestParseRefusals(t *testing.T) {
 	for _, tc := range []struct{ file, text, want string }{
 		// TOML
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ncolour = \"red\"\n",
-			`b.toml:4: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
+			`b.toml:4: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree, isolate`},
 		{"b.toml", "[[tasks]]\nid = \"a\"\n", `b.toml:1: unknown key "tasks": tasks are [[task]] tables`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[[task]]\nid = \"a\"\nprompt = \"q\"\n", "b.toml:4: task a is already defined at line 1"},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"z\"]\n", "b.toml:1: task a depends on unknown task z"},
@@ -107,21 +109,25 @@ func TestParseRefusals(t *testing.T) {
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntool = \"codex\"\ntier = \"main\"\n", "b.toml:1: task a: give tool or tier, not both"},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntool = \"gpt\"\n", `b.toml:1: task a: unknown tool "gpt" (known tools: claude-code, codex, gemini-cli, opencode, csa-agent, auto)`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ntimeout = \"10\"\n", `b.toml:1: task a: timeout "10": want a positive duration such as 90s or 10m`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n\n[[task]]\nid = \"b\"\nprompt = \"p\"\nisolate = \"files\"\n",
+			`b.toml:5: task b: isolate "files": each word is one of fs, net (or none alone)`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\nisolate = \"fs,none\"\n", `b.toml:1: task a: isolate "fs,none": none stands alone`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ncwd = \"nowhere\"\n", "b.toml:1: task a: cwd /base/nowhere is not a directory"},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = [\"\"]\n", "b.toml:1: task a: an empty id in depends_on"},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\ndepends_on = \"b\"\n", "b.toml:4: cannot decode TOML string into struct field batch.Task.DependsOn of type []string"},
 		{"b.toml", "[[task]]\nid = \"a\nprompt = \"p\"\n", "b.toml:2: basic strings cannot have new lines"},
 		{"b.toml", "# nothing\n", `b.toml: no tasks (TOML: [[task]] tables; JSON: {"tasks": [...]} or [...])`},
 		// Unknown keys found by one walk of the document, wherever they are.
-		{"b.toml", "task = [{id = \"a\", prompt = \"p\"},\n  {id = \"b\", prompt = \"p\", colour = 1}]\n", `b.toml:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
-		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[task.extra]\nx = 1\n", `b.toml:4: unknown key "extra" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
+		{"b.toml", "task = [{id = \"a\", prompt = \"p\"},\n  {id = \"b\", prompt = \"p\", colour = 1}]\n", `b.toml:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree, isolate`},
+		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[task.extra]\nx = 1\n", `b.toml:4: unknown key "extra" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree, isolate`},
 		{"b.toml", "version = 2\n[[task]]\nid = \"a\"\nprompt = \"p\"\n", `b.toml:1: unknown key "version": tasks are [[task]] tables`},
 		{"b.toml", "[[task]]\nid = \"a\"\nprompt = \"p\"\n[other]\nx = 1\n", `b.toml:4: unknown key "other": tasks are [[task]] tables`},
 		// Keys match whatever their case, as the decoder matches them, and
 		// the tasks keep their lines.
 		{"b.toml", "[[Task]]\nID = \"a\"\nPrompt = \"p\"\n\n[[Task]]\nid = \"b\"\nprompt = \"p\"\nDepends_On = [\"z\"]\n", "b.toml:5: task b depends on unknown task z"},
 		// JSON
-		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree`},
+		{"b.json", "{\"tasks\": [\n{\"id\": \"a\", \"prompt\": \"p\",\n \"colour\": 1}]}", `b.json:2: unknown key "colour" in a task: want id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree, isolate`},
+		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"p\", \"isolate\": \"fs,\"}]", `b.json:2: task b: isolate "fs,": each word is one of fs, net (or none alone)`},
 		{"b.json", "{\n\"task\": []}", `b.json:2: unknown key "task": want "tasks"`},
 		{"b.json", "[{\"id\": \"a\", \"prompt\": \"p\"},\n {\"id\": \"b\", \"prompt\": \"p\", \"depends_on\": [\"b\"]}]", "b.json:2: cycle: b -> b (b at line 2)"},
 		{"b.json", "[{\"id\": \"a\",\n \"prompt\": 3}]", "b.json:2: task 1: prompt: want string, not number"},

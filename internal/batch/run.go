@@ -49,6 +49,9 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 		if gt.Worktree == nil && b.Worktree {
 			gt.Worktree = &b.Worktree
 		}
+		if gt.Isolate == "" {
+			gt.Isolate = b.Isolate
+		}
 		if p := prog[t.ID]; p != nil && (p.Outcome == nil || p.Outcome.OK) {
 			gt.Session, gt.Started, gt.Done = p.Session, p.Started, p.Outcome != nil
 		}

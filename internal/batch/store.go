@@ -36,8 +36,11 @@ type Batch struct {
 	FailFast  bool      `json:"fail_fast"`
 	// Worktree runs each task that does not say otherwise in a git
 	// worktree of its own (csa batch --worktree).
-	Worktree bool   `json:"worktree,omitempty"`
-	Tasks    []Task `json:"tasks"`
+	Worktree bool `json:"worktree,omitempty"`
+	// Isolate is what each task that does not say confines (csa batch
+	// --isolate, as csa run --isolate takes it); "" csa run's defaults.
+	Isolate string `json:"isolate,omitempty"`
+	Tasks   []Task `json:"tasks"`
 	// RawBytes keeps the exact bytes of the prompts and paths above that
 	// are not UTF-8 (internal/verbatim): a resumed batch runs them as given.
 	RawBytes map[string]string `json:"raw_bytes,omitempty"`

@@ -11,7 +11,7 @@ import (
 )
 
 // keys are a task's keys, for messages.
-const keys = "id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree"
+const keys = "id, name, prompt, tool, tier, model, depends_on, cwd, timeout, worktree, isolate"
 
 var taskKeys = strings.Split(keys, ", ")
 

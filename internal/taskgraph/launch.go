@@ -25,7 +25,7 @@ type Launcher struct {
 }
 
 // Launch runs `csa run --detach --json --session-id ID [--wait] [--tool
-// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--timeout D] [--worktree=B] -` with the prompt on
+// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--isolate W] [--timeout D] [--worktree=B] -` with the prompt on
 // stdin (no size limit, not in ps). queue adds --wait: it queues for a
 // slot of the tool (tools.NAME.max_concurrent). The caller chose id and
 // recorded it before: an error that Is ErrSessionExists means an earlier
@@ -36,7 +36,7 @@ func (l *Launcher) Launch(ctx context.Context, id string, s Spec, queue bool) er
 	if queue {
 		args = append(args, "--wait")
 	}
-	for _, kv := range [][2]string{{"--tool", s.Tool}, {"--tier", s.Tier}, {"--model", s.Model}, {"--cd", s.Dir}, {"--worktree-base", s.WorktreeBase}} {
+	for _, kv := range [][2]string{{"--tool", s.Tool}, {"--tier", s.Tier}, {"--model", s.Model}, {"--cd", s.Dir}, {"--worktree-base", s.WorktreeBase}, {"--isolate", s.Isolate}} {
 		if kv[1] != "" {
 			args = append(args, kv[0], kv[1])
 		}
@@ -103,6 +103,9 @@ type CSA struct {
 	// Worktree, when set, is whether tasks that do not say run in a git
 	// worktree of their own.
 	Worktree *bool
+	// Isolate, when set, is what tasks that do not say confine (csa run
+	// --isolate).
+	Isolate string
 }
 
 // Start launches t's run as session id, queueing for a slot of its tool.
@@ -113,6 +116,9 @@ func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
 	}
 	if s.Worktree == nil {
 		s.Worktree = c.Worktree
+	}
+	if s.Isolate == "" {
+		s.Isolate = c.Isolate
 	}
 	return c.Launch(ctx, id, s, true)
 }

@@ -24,6 +24,9 @@ type Spec struct {
 	// worktree starts from (csa run --worktree-base) instead of the
 	// caller's tree.
 	WorktreeBase string
+	// Isolate, when set, is what the run confines (csa run --isolate: fs,
+	// net, fs,net or none); "" leaves it to csa's configuration.
+	Isolate string
 }
 
 // Task is a node of the graph with its run and what earlier runs left.

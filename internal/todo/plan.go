@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/taskgraph"
 )
 
@@ -79,6 +80,9 @@ type Task struct {
 	// Worktree, when written (worktree: true|false), says whether its run
 	// works in a git worktree of its own; nil leaves it to csa todo run.
 	Worktree *bool
+	// Isolate, when written (isolate: fs,net), is what its run confines,
+	// as csa run --isolate takes it; "" leaves it to csa todo run.
+	Isolate string
 	// Prompt is what its run is asked; "" means the title.
 	Prompt string
 	// Session is the csa session of its current run, recorded when the
@@ -252,8 +256,13 @@ func setAttr(t *Task, key, val string, n int, errf errfFunc) error {
 		field = &t.Session
 	case "worktree":
 		return setWorktree(t, val, n, errf)
+	case "isolate":
+		if _, err := sandbox.ParseIsolate(val); err != nil {
+			return errf(n, "task %s: isolate: %v", t.ID, err)
+		}
+		field = &t.Isolate
 	default:
-		return errf(n, "task %s: unknown line %q: want tool:, tier:, worktree:, prompt: or session:", t.ID, key+":")
+		return errf(n, "task %s: unknown line %q: want tool:, tier:, worktree:, isolate:, prompt: or session:", t.ID, key+":")
 	}
 	if *field != "" {
 		return errf(n, "task %s: a second %s: line", t.ID, key)
@@ -302,6 +311,9 @@ func Format(p *Plan) string {
 		}
 		if t.Worktree != nil {
 			fmt.Fprintf(&b, "  worktree: %t\n", *t.Worktree)
+		}
+		if t.Isolate != "" {
+			fmt.Fprintf(&b, "  isolate: %s\n", t.Isolate)
 		}
 		if t.Prompt != "" {
 			for _, l := range strings.Split(t.Prompt, "\n") {

@@ -19,6 +19,7 @@ It should not.
 - [ ] B: use it in the server (after: A)
   tier: main
   worktree: false
+  isolate: fs,net
   prompt: Use internal/cache in the server's handlers.
   prompt: Keep the handlers small.
   session: 01JABCDEFGHJKMNPQRSTVWXYZ0
@@ -36,10 +37,10 @@ func TestParse(t *testing.T) {
 		Description: "Why: the server reads the same rows again and again.\nIt should not.",
 		Tasks: []*Task{
 			{ID: "A", Title: "write the cache package", Done: true, Tool: "codex", Line: 8},
-			{ID: "B", Title: "use it in the server", After: []string{"A"}, Tier: "main", Worktree: &off,
+			{ID: "B", Title: "use it in the server", After: []string{"A"}, Tier: "main", Worktree: &off, Isolate: "fs,net",
 				Prompt:  "Use internal/cache in the server's handlers.\nKeep the handlers small.",
 				Session: "01JABCDEFGHJKMNPQRSTVWXYZ0", Line: 10},
-			{ID: "C", Title: "document it", After: []string{"A", "B"}, Line: 16},
+			{ID: "C", Title: "document it", After: []string{"A", "B"}, Line: 17},
 		},
 	}
 	if !reflect.DeepEqual(p, want) {
@@ -98,6 +99,9 @@ func TestParseErrors(t *testing.T) {
 		{"stray text", "# T\n- [ ] A: x\nsome words\n", "p.md:3: after the first task only tasks"},
 		{"bad worktree", "# T\n- [ ] A: x\n  worktree: yes\n", `p.md:3: task A: worktree: "yes": want true or false`},
 		{"second worktree", "# T\n- [ ] A: x\n  worktree: true\n  worktree: true\n", `p.md:4: task A: a second worktree: line`},
+		{"bad isolate", "# T\n- [ ] A: x\n- [ ] B: y\n  tool: codex\n  isolate: disk\n", `p.md:5: task B: isolate: "disk": each word is one of fs, net (or none alone)`},
+		{"isolate none and fs", "# T\n- [ ] A: x\n  isolate: none,fs\n", `p.md:3: task A: isolate: "none,fs": none stands alone`},
+		{"second isolate", "# T\n- [ ] A: x\n  isolate: fs\n  isolate: none\n", "p.md:4: task A: a second isolate: line"},
 		{"unknown attr", "# T\n- [ ] A: x\n  model: big\n", `p.md:3: task A: unknown line "model:"`},
 		{"second tool", "# T\n- [ ] A: x\n  tool: codex\n  tool: codex\n", "p.md:4: task A: a second tool: line"},
 		{"tool and tier", "# T\n\n- [ ] A: x\n  tool: codex\n  tier: main\n", "p.md:3: task A: give tool: or tier:, not both"},

@@ -110,7 +110,7 @@ func graphTasks(p *Plan) []*taskgraph.Task {
 	ns := nodes(p)
 	out := make([]*taskgraph.Task, len(p.Tasks))
 	for i, t := range p.Tasks {
-		out[i] = &taskgraph.Task{Node: ns[i], Spec: taskgraph.Spec{Prompt: t.PromptText(), Tool: t.Tool, Tier: t.Tier, Worktree: t.Worktree},
+		out[i] = &taskgraph.Task{Node: ns[i], Spec: taskgraph.Spec{Prompt: t.PromptText(), Tool: t.Tool, Tier: t.Tier, Worktree: t.Worktree, Isolate: t.Isolate},
 			Done: t.Done, Session: t.Session}
 	}
 	return out

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // frontMatter is the TOML between the +++ lines that open a workflow file.
@@ -17,6 +19,7 @@ type frontMatter struct {
 	Tier        string         `toml:"tier"`
 	Model       string         `toml:"model"`
 	Worktree    bool           `toml:"worktree"`
+	Isolate     string         `toml:"isolate"`
 	Variables   map[string]any `toml:"variables"`
 }
 
@@ -54,14 +57,34 @@ func decodeFrontMatter(p, text string, first int) (*frontMatter, error) {
 	case errors.As(err, &missing):
 		e := &missing.Errors[0]
 		line, _ := e.Position()
-		return nil, errorf(Pos{p, first + line - 1}, "unknown front matter key %q (known: name, description, tool, tier, model, worktree, variables)", strings.Join(e.Key(), "."))
+		return nil, errorf(Pos{p, first + line - 1}, "unknown front matter key %q (known: name, description, tool, tier, model, worktree, isolate, variables)", strings.Join(e.Key(), "."))
 	case errors.As(err, &de):
 		line, _ := de.Position()
 		return nil, errorf(Pos{p, first + line - 1}, "front matter: %s", strings.TrimPrefix(de.Error(), "toml: "))
 	default:
 		return nil, errorf(Pos{p, first}, "front matter: %v", err)
 	}
+	if fm.Isolate != "" {
+		if _, err := sandbox.ParseIsolate(fm.Isolate); err != nil {
+			return nil, errorf(Pos{p, first + keyLine0(text, "isolate")}, "front matter isolate: %v", err)
+		}
+	}
 	return &fm, nil
+}
+
+// keyLine0 is the line, from 0, of a top-level key of the front matter
+// text: the first line before any [table] that sets it (0 if none does).
+func keyLine0(text, key string) int {
+	for i, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return i
+		}
+	}
+	return 0
 }
 
 // variables turns the front matter's defaults into strings: TOML strings,

@@ -33,7 +33,7 @@ func Compile(path string, vars map[string]string) (*Plan, error) {
 		}
 		defaults[k] = v
 	}
-	p := &Plan{Name: fm.Name, Description: fm.Description, File: abs, Tool: fm.Tool, Tier: fm.Tier, Model: fm.Model, Worktree: fm.Worktree,
+	p := &Plan{Name: fm.Name, Description: fm.Description, File: abs, Tool: fm.Tool, Tier: fm.Tier, Model: fm.Model, Worktree: fm.Worktree, Isolate: fm.Isolate,
 		Vars: defaults, Nodes: nodes, Steps: len(ps.steps)}
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))

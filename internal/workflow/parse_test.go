@@ -102,6 +102,19 @@ func TestCompileEveryDirective(t *testing.T) {
 	}
 }
 
+// The front matter's isolate is the plan's; a step's Isolate: its own.
+func TestCompileIsolate(t *testing.T) {
+	text := "+++\nname = \"iso\"\nisolate = \"fs\"\n[variables]\nisolate = \"disk\"\n+++\n" +
+		"## Step 1: A\nIsolate: fs, net\nhi\n## Step 2: B\nho\n"
+	p, err := Compile(write(t, t.TempDir(), "wf.md", text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Isolate != "fs" || p.Nodes[0].Step.Isolate != "fs, net" || p.Nodes[1].Step.Isolate != "" {
+		t.Fatalf("plan %q, steps %q and %q", p.Isolate, p.Nodes[0].Step.Isolate, p.Nodes[1].Step.Isolate)
+	}
+}
+
 func TestCompileErrorsAtFileLine(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"unknown directive", "## Step 1: A\nhi\n## WHILE x\n", "wf.md:3: unknown directive"},
@@ -111,6 +124,11 @@ func TestCompileErrorsAtFileLine(t *testing.T) {
 		{"bad timeout", "## Step 1: A\nTimeout: soon\nhi\n", "wf.md:2: Timeout:"},
 		{"bad worktree", "## Step 1: A\nWorktree: yes\nhi\n", `wf.md:2: Worktree: "yes": want true or false`},
 		{"shell worktree", "## Step 1: A\nWorktree: true\n```sh\ntrue\n```\n", "wf.md:1: step 1: Worktree is for agent steps"},
+		{"bad isolate", "## Step 1: A\nhi\n## Step 2: B\nTool: codex\nIsolate: disk\nho\n", `wf.md:5: Isolate: "disk": each word is one of fs, net (or none alone)`},
+		{"isolate none and fs", "## Step 1: A\nIsolate: none,fs\nhi\n", `wf.md:2: Isolate: "none,fs": none stands alone`},
+		{"shell isolate", "## Step 1: A\nIsolate: fs\n```sh\ntrue\n```\n", "wf.md:1: step 1: Isolate is for agent steps"},
+		{"front matter isolate", "+++\nname = \"x\"\n\n  isolate = \"fs,disk\"\n+++\n## Step 1: A\nhi\n", `wf.md:4: front matter isolate: "fs,disk": each word is one of fs, net (or none alone)`},
+		{"front matter isolate not a string", "+++\nisolate = true\n+++\n## Step 1: A\nhi\n", "wf.md:2: front matter:"},
 		{"bad base", "## Step 1: A\nhi\n## Step 2: B\nBase: step 1\nho\n", `wf.md:4: Base: "step 1": want steps.N`},
 		{"base later", "## Step 1: A\nBase: steps.2\nhi\n## Step 2: B\nho\n", "wf.md:1: step 1: Base: step 2 does not come before this point"},
 		{"base self", "## FOR x IN a, b\n## Step 1: A\nBase: steps.1\nhi ${x}\n## ENDFOR\n", "wf.md:2: step 1: Base: step 1 does not come before this point"},

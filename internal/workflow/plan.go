@@ -78,6 +78,9 @@ type Step struct {
 	// Worktree, when given, says whether the step's run works in a git
 	// worktree of its own; nil leaves it to the front matter.
 	Worktree *bool `json:"worktree,omitempty"`
+	// Isolate, when given, is what the step's run confines (as csa run
+	// --isolate takes it); "" leaves it to the run's.
+	Isolate string `json:"isolate,omitempty"`
 	// Base, when not 0, is the earlier step whose branch the step's
 	// worktree starts from (Base: steps.N): its latest run's recorded
 	// head, instead of the caller's tree.
@@ -116,16 +119,19 @@ type Node struct {
 // Plan is a compiled workflow: its front matter, the variables' values and
 // the expanded tree of steps, includes resolved.
 type Plan struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description,omitempty"`
-	File        string            `json:"file"`
-	Tool        string            `json:"tool,omitempty"`
-	Tier        string            `json:"tier,omitempty"`
-	Model       string            `json:"model,omitempty"`
-	Worktree    bool              `json:"worktree,omitempty"` // agent steps in worktrees of their own
-	Vars        map[string]string `json:"vars"`
-	Nodes       []Node            `json:"nodes"`
-	Steps       int               `json:"steps"` // how many step headings
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	File        string `json:"file"`
+	Tool        string `json:"tool,omitempty"`
+	Tier        string `json:"tier,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Worktree    bool   `json:"worktree,omitempty"` // agent steps in worktrees of their own
+	// Isolate is what agent steps that do not say confine: csa workflow
+	// run --isolate, else the front matter's ("" csa run's defaults).
+	Isolate string            `json:"isolate,omitempty"`
+	Vars    map[string]string `json:"vars"`
+	Nodes   []Node            `json:"nodes"`
+	Steps   int               `json:"steps"` // how many step headings
 }
 
 // Render writes the plan readably: each step with its kind, tool and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // keyLine reads a step's "Key: value" line. It is read by hand, not by a
@@ -31,7 +32,7 @@ func keyLine(line string) (key, val string, ok bool) {
 var baseRe = regexp.MustCompile(`^steps\.([0-9]+)$`)
 
 // stepKeys are the lines a step heading may be followed by.
-var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout", "Worktree", "Base"}
+var stepKeys = []string{"Tool", "Tier", "Model", "OnFail", "Condition", "Timeout", "Worktree", "Isolate", "Base"}
 
 // step reads a step's key lines and body, up to the next ## line outside
 // a fenced block.
@@ -117,6 +118,11 @@ func (s *Step) setKey(k, v string) error {
 		}
 		on := v == "true"
 		s.Worktree = &on
+	case "Isolate":
+		if _, err := sandbox.ParseIsolate(v); err != nil {
+			return err
+		}
+		s.Isolate = v
 	case "Base":
 		m := baseRe.FindStringSubmatch(v)
 		n, err := 0, error(nil)
@@ -195,6 +201,9 @@ func (s *Step) setBody(body string, pos Pos) error {
 	}
 	if s.Worktree != nil && s.Kind != KindAgent {
 		return errorf(s.Pos, "step %d: Worktree is for agent steps", s.Num)
+	}
+	if s.Isolate != "" && s.Kind != KindAgent {
+		return errorf(s.Pos, "step %d: Isolate is for agent steps", s.Num)
 	}
 	if s.Base != 0 && s.Kind != KindAgent {
 		return errorf(s.Pos, "step %d: Base is for agent steps", s.Num)

@@ -15,6 +15,7 @@ import (
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/batch"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/taskgraph"
 )
@@ -29,8 +30,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var failFast bool
 	var tool string
 	var worktree bool
+	var isolate string
 	cmd := &cobra.Command{
-		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL] [--worktree]",
+		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL] [--worktree] [--isolate WORDS]",
 		Short: "Run a file of tasks with dependencies as sub-agents, in parallel",
 		Long: `Run the tasks of FILE (TOML [[task]] tables, or JSON {"tasks": [...]} or a
 top-level array) as sub-agents: each a detached csa run (csa run -d --wait:
@@ -53,6 +55,7 @@ refused with the line they come from.
   cwd = "server"            # relative to the file
   timeout = "20m"
   worktree = true           # its own git worktree (else --worktree decides)
+  isolate = "fs"            # as csa run --isolate (else --isolate decides)
 
 A failed task blocks the tasks that depend on it; the others go on
 (--fail-fast: nothing more starts after the first failure; runs started
@@ -70,6 +73,10 @@ worktree = false keeps it in the caller's tree. Each task's change is then
 a branch: csa diff, apply, merge (--queue for all of them), see
 docs/worktrees.md.
 
+--isolate WORDS confines each task that has no isolate key as csa run
+--isolate does (fs, net, fs,net or none; docs/sandbox.md); without either,
+csa run's own defaults apply (tools.NAME.isolate, [sandbox] fs).
+
 ` + exitStatus,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,6 +88,11 @@ docs/worktrees.md.
 					return err
 				}
 			}
+			if isolate != "" {
+				if _, err := sandbox.ParseIsolate(isolate); err != nil {
+					return cmdutil.Usagef("--isolate: %v", err)
+				}
+			}
 			tasks, err := batch.ReadFile(args[0])
 			if err != nil {
 				return classify(err)
@@ -90,7 +102,7 @@ docs/worktrees.md.
 				return err
 			}
 			file, _ := filepath.Abs(args[0])
-			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Worktree: worktree, Tasks: tasks}
+			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Worktree: worktree, Isolate: isolate, Tasks: tasks}
 			if err := s.Create(b, f.Now()); err != nil {
 				return err
 			}
@@ -102,6 +114,7 @@ docs/worktrees.md.
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "start no task after the first failure (runs started are waited for)")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool nor tier (default defaults.tool)")
 	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree key overrides it)")
+	cmd.Flags().StringVar(&isolate, "isolate", "", "confine each task that has no isolate key: fs, net, fs,net or none, as csa run --isolate (default: csa run's)")
 	cmd.AddCommand(newResume(f), newStatus(f))
 	return cmd
 }

@@ -124,6 +124,7 @@ type taskView struct {
 	Tool      string   `json:"tool"`
 	Tier      string   `json:"tier"`
 	Worktree  *bool    `json:"worktree,omitempty"` // as its worktree: line says
+	Isolate   string   `json:"isolate,omitempty"`  // as its isolate: line says
 	Prompt    string   `json:"prompt"`
 	SessionID string   `json:"session_id"`
 	Line      int      `json:"line"`
@@ -158,7 +159,7 @@ func newShow(f *cmdutil.Factory) *cobra.Command {
 					after = []string{}
 				}
 				v.Tasks = append(v.Tasks, taskView{ID: t.ID, Title: t.Title, Done: t.Done, After: after, Tool: t.Tool,
-					Tier: t.Tier, Worktree: t.Worktree, Prompt: t.PromptText(), SessionID: t.Session, Line: t.Line})
+					Tier: t.Tier, Worktree: t.Worktree, Isolate: t.Isolate, Prompt: t.PromptText(), SessionID: t.Session, Line: t.Line})
 			}
 			return f.IO.PrintJSON(v)
 		},

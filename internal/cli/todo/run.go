@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/taskgraph"
 	"github.com/csa-dev/csa/internal/todo"
 )
@@ -16,8 +17,9 @@ func newRun(f *cmdutil.Factory) *cobra.Command {
 	var parallel int
 	var tool string
 	var worktree bool
+	var isolate string
 	cmd := &cobra.Command{
-		Use:   "run PLAN [--parallel N] [--tool TOOL] [--worktree]",
+		Use:   "run PLAN [--parallel N] [--tool TOOL] [--worktree] [--isolate WORDS]",
 		Short: "Run a plan's tasks as sub-agents, in dependency order",
 		Long: `Run the tasks of an approved plan that are not done, each as a detached
 csa run (csa run -d --wait: it queues for a slot of its tool's
@@ -39,6 +41,10 @@ starting and waiting: the runs started go on.
 that tasks run at once never overwrite each other's files; a task's
 worktree: true or false line decides for that task (docs/worktrees.md).
 
+--isolate WORDS confines each task that has no isolate: line as csa run
+--isolate does (fs, net, fs,net or none; docs/sandbox.md); without either,
+csa run's own defaults apply.
+
 Exit status: 0 every task done, 1 a task failed (or was blocked by one
 that failed), 2 usage error or invalid plan, 3 the plan is a draft or
 another csa todo run runs it, 130 interrupted.`,
@@ -46,6 +52,11 @@ another csa todo run runs it, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if parallel < 1 {
 				return cmdutil.Usagef("--parallel %d: want 1 or more", parallel)
+			}
+			if isolate != "" {
+				if _, err := sandbox.ParseIsolate(isolate); err != nil {
+					return cmdutil.Usagef("--isolate: %v", err)
+				}
 			}
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -59,7 +70,7 @@ another csa todo run runs it, 130 interrupted.`,
 			if err != nil {
 				return fmt.Errorf("find csa itself: %w", err)
 			}
-			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool}
+			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool, Isolate: isolate}
 			if cmd.Flags().Changed("worktree") {
 				agents.Worktree = &worktree
 			}
@@ -87,6 +98,7 @@ another csa todo run runs it, 130 interrupted.`,
 	cmd.Flags().IntVar(&parallel, "parallel", 4, "tasks run at once, at most")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool: nor tier: (default defaults.tool)")
 	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree: line overrides it)")
+	cmd.Flags().StringVar(&isolate, "isolate", "", "confine each task that has no isolate: line: fs, net, fs,net or none, as csa run --isolate (default: csa run's)")
 	return cmd
 }
 

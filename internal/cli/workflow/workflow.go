@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
 	wf "github.com/csa-dev/csa/internal/workflow"
 )
@@ -24,6 +25,8 @@ type Options struct {
 	ID        string
 	Vars      []string
 	Heartbeat time.Duration
+	// Isolate is what agent steps that do not say confine (run only).
+	Isolate string
 }
 
 // NewCmd builds `csa workflow` and its subcommands.
@@ -42,7 +45,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 	}
 	o := &Options{F: f}
 	run := &cobra.Command{
-		Use:   "run FILE [--var K=V]...",
+		Use:   "run FILE [--var K=V]... [--isolate WORDS]",
 		Short: "Run a workflow; prints the run id first",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -51,6 +54,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 		},
 	}
 	run.Flags().StringArrayVar(&o.Vars, "var", nil, "set a variable declared in the front matter: K=V (repeatable)")
+	run.Flags().StringVar(&o.Isolate, "isolate", "", "confine each agent step that has no Isolate: line: fs, net, fs,net or none, as csa run --isolate (default: the front matter's isolate, else csa run's)")
 	resume := &cobra.Command{
 		Use:   "resume ID",
 		Short: "Resume a run that was interrupted or failed, without repeating finished steps",
@@ -162,6 +166,12 @@ func Run(ctx context.Context, o *Options) error {
 	plan, err := compile(o.File, o.Vars)
 	if err != nil {
 		return err
+	}
+	if o.Isolate != "" {
+		if _, err := sandbox.ParseIsolate(o.Isolate); err != nil {
+			return cmdutil.Usagef("--isolate: %v", err)
+		}
+		plan.Isolate = o.Isolate // kept in the run's journal: a resume keeps it
 	}
 	cwd, err := filepath.Abs(".")
 	if err != nil {
