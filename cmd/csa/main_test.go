@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,12 +54,23 @@ func TestScripts(t *testing.T) {
 			return writeFakeConfig(filepath.Join(env.WorkDir, "cfg"))
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "landlock" {
+			switch cond {
+			case "landlock", "landlock-net":
 				abi, _ := sandbox.Probe()
-				if abi == 0 && os.Getenv("CI") != "" {
-					return false, fmt.Errorf("CI's kernel offers Landlock: the sandbox tests must run")
+				need := 1
+				if cond == "landlock-net" {
+					need = sandbox.NetABI
 				}
-				return abi > 0, nil
+				if abi < need && os.Getenv("CI") != "" {
+					return false, fmt.Errorf("CI's kernel offers Landlock ABI %d+: the sandbox tests must run", need)
+				}
+				return abi >= need, nil
+			case "curl":
+				_, err := exec.LookPath("curl")
+				if err != nil && os.Getenv("CI") != "" {
+					return false, fmt.Errorf("CI installs curl (.ci/run): the network sandbox tests must run")
+				}
+				return err == nil, nil
 			}
 			if cond != "cgroup1" {
 				return false, fmt.Errorf("unknown condition %q", cond)
@@ -81,6 +94,7 @@ func TestScripts(t *testing.T) {
 			"waitnoagents": cmdWaitNoAgents,
 			"waitfile":     cmdWaitFile,
 			"poll":         cmdPoll,
+			"serve":        cmdServe,
 		},
 	})
 }
@@ -292,4 +306,19 @@ func killTagged(tag string) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// serve VAR: serve HTTP on 127.0.0.1 (from the test, outside any
+// sandbox) until the script ends, answering "served by VAR"; VAR is set
+// to its host:port.
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: serve VAR")
+	}
+	name := args[0]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "served by "+name)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(name, srv.Listener.Addr().String())
 }

@@ -14,6 +14,7 @@ var claudeCodeSpec = Spec{
 	StateDirs:         []string{".claude"},
 	StateFiles:        []string{".claude.json"},
 	Credentials:       []string{".claude/.credentials.json"},
+	APIHosts:          []string{"api.anthropic.com"},
 	MCPClient:         true,
 	Adapter:           claudeCode{},
 	Interactive:       claudeInteractive,

@@ -16,6 +16,8 @@ var codexSpec = Spec{
 	InitialEstimateMB: 4096,
 	StateDirs:         []string{".codex"},
 	Credentials:       []string{".codex/auth.json"},
+	APIHosts:          []string{"api.openai.com", "chatgpt.com", "auth.openai.com"},
+	ConfigEndpoints:   codexEndpoints,
 	MCPClient:         true,
 	Adapter:           codex{},
 	Interactive:       codexInteractive,

@@ -16,6 +16,8 @@ var csaAgentSpec = Spec{
 	ModelWithProvider: true,
 	InitialEstimateMB: 512,
 	StateDirs:         []string{".local/state/csa-agent"},
+	APIHosts:          []string{"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"},
+	ConfigEndpoints:   csaAgentEndpoints,
 	MCPClient:         true,
 	Adapter:           csaAgent{},
 	Interactive:       csaAgentInteractive,

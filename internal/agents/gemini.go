@@ -15,6 +15,7 @@ var geminiSpec = Spec{
 	InitialEstimateMB: 1024,
 	StateDirs:         []string{".gemini"},
 	Credentials:       []string{".gemini/oauth_creds.json"},
+	APIHosts:          []string{"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"},
 	Adapter:           geminiCLI{},
 	Interactive:       geminiInteractive,
 }

@@ -15,6 +15,8 @@ var opencodeSpec = Spec{
 	InitialEstimateMB: 1536,
 	StateDirs:         []string{".local/share/opencode", ".local/state/opencode", ".config/opencode", ".cache/opencode"},
 	Credentials:       []string{".local/share/opencode/auth.json"},
+	APIHosts:          []string{"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "models.dev"},
+	ConfigEndpoints:   opencodeEndpoints,
 	MCPClient:         true,
 	Adapter:           opencode{},
 	Interactive:       opencodeInteractive,

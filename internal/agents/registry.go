@@ -46,6 +46,12 @@ type Spec struct {
 	// Credentials are its secrets, relative to HOME: no other tool's
 	// confined run may read them.
 	Credentials []string
+	// APIHosts are the hosts of its model APIs (and their sign-in), which
+	// a run whose network is confined may reach through csa's proxy;
+	// ConfigEndpoints reads the model endpoints its own configuration
+	// names (nil: it has none beyond *_BASE_URL; see ModelEndpoints).
+	APIHosts        []string
+	ConfigEndpoints func(EndpointEnv) []string
 	// MCPClient: the program takes MCP servers csa gives it for a run.
 	MCPClient bool
 	// Adapter drives it headless.

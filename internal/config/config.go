@@ -127,8 +127,8 @@ type ResourcesConfig struct {
 	InitialEstimates map[string]int64 `toml:"initial_estimates"`
 }
 
-// SandboxConfig confines what a run's program may read and write
-// (internal/sandbox; docs/sandbox.md).
+// SandboxConfig confines what a run's program may read and write, and
+// what it may reach (internal/sandbox; docs/sandbox.md).
 type SandboxConfig struct {
 	// FS confines files for every headless run (csa run --isolate fs).
 	FS bool `toml:"fs"`
@@ -141,6 +141,13 @@ type SandboxConfig struct {
 	// AllowWrite are paths every run may write, on top of its working
 	// directory, the temp dir, csa's state and the tool's own state.
 	AllowWrite []string `toml:"allow_write"`
+	// Net confines the network of every headless run (csa run --isolate
+	// net): out only through csa's egress proxy, to the tool's model
+	// endpoints, its API hosts and AllowHosts.
+	Net bool `toml:"net"`
+	// AllowHosts are more hosts a confined network may reach (egress
+	// rules: host, *.domain, an IP, each with an optional :port).
+	AllowHosts []string `toml:"allow_hosts"`
 }
 
 // ToolResources overrides [resources] for one tool; unset fields inherit.

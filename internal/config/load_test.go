@@ -408,7 +408,7 @@ func TestMapJSON(t *testing.T) {
 		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"mcp":{"enabled":true,"idle_exit":"10m0s","servers":{}},"output":{"max_log_bytes":1073741824},` +
 		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"csa-agent":512,"gemini-cli":1024,"opencode":1536},` +
 		`"memory_max_mb":0,"memory_swap_max_mb":0,"min_free_memory_mb":512,"pids_max":0,"sample_interval":"500ms","sandbox":"auto"},` +
-		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"sandbox":{"allow_write":[],"deny_read":[],"fs":false,"mode":"best-effort"},"tiers":{},` +
+		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"sandbox":{"allow_hosts":[],"allow_write":[],"deny_read":[],"fs":false,"mode":"best-effort","net":false},"tiers":{},` +
 		`"tools":{"claude-code":` + tool("claude", "claude-code-acp") + `,"codex":` + tool("codex", "codex-acp") +
 		`,"csa-agent":` + tool("csa-agent", "csa-agent") + `,"gemini-cli":` + tool("gemini", "") + `,"opencode":` + tool("opencode", "") + `}}`
 	if string(b) != want {

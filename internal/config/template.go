@@ -105,6 +105,8 @@ func Template() string {
 	set("sandbox.mode", "required (refuse to start where the kernel has no Landlock, exit 3) or best-effort (run, and record what was not enforced).")
 	set("sandbox.deny_read", "Paths no run may read, on top of ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gh, ~/.netrc and the other tools' credentials.")
 	set("sandbox.allow_write", "Paths every confined run may also write.")
+	set("sandbox.net", "Confine every headless run's network: connect only through csa's egress proxy (to the tool's model endpoints, its API hosts and allow_hosts) and to its model servers on loopback (csa run --isolate).")
+	set("sandbox.allow_hosts", "More hosts a confined network may reach: host, *.domain, an IP address, each with an optional :port.")
 	line("")
 	line("[resources.initial_estimates]")
 	line("# Memory (MB) a tool is assumed to need until it has a history of its own.")

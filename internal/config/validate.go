@@ -84,6 +84,9 @@ func (c *Config) validate() []problem {
 	if m, err := sb.ParseMode(c.Sandbox.Mode); err != nil || m != c.Sandbox.Mode {
 		bad(fmt.Sprintf("%q is not one of %s", c.Sandbox.Mode, strings.Join(sb.Modes, ", ")), "sandbox", "mode")
 	}
+	if err := sb.CheckHosts(c.Sandbox.AllowHosts); err != nil {
+		bad(err.Error(), "sandbox", "allow_hosts")
+	}
 	for name, t := range c.Tiers {
 		if len(t.Models) == 0 {
 			bad("a tier needs at least one model spec", "tiers", name, "models")

@@ -28,6 +28,15 @@ const (
 	SessionDir = "CSA_SESSION_DIR"
 )
 
+// The sandbox: set by csa in the environment of a run whose network is
+// confined (csa run --isolate net).
+const (
+	// EgressProxy is the address (127.0.0.1:PORT) of the run's egress
+	// proxy, its only way out: a nested confined csa run reuses it (its
+	// parent's Landlock domain lets nothing else out).
+	EgressProxy = "CSA_EGRESS_PROXY"
+)
+
 // Run are the genealogy variables: what ties a process to one csa run.
 var Run = []string{SessionID, Depth, ProjectRoot, ParentSession, Tool, ParentTool, SessionDir}
 

@@ -26,6 +26,7 @@ var Vars = []Var{
 	{Tool, "The tool the session runs (`claude-code`, `codex`, ...): `--tool auto` and the reviewer choice take it as the caller's tool.", byCsaHook},
 	{ParentTool, "The parent's tool; unset for a session without a parent.", byCsa},
 	{SessionDir, "The session's directory: csa-agent keeps its conversations under it and records its subagents as the session's children.", byCsaHook},
+	{EgressProxy, "The address (`127.0.0.1:PORT`) of the egress proxy of a run whose network is confined (`--isolate net`); the program's `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` point to it. A confined `csa run` inside it uses it rather than starting its own proxy, and allows connects to its port.", byCsa},
 	{StateDir, "Where csa keeps sessions and its other state; default `$XDG_STATE_HOME/csa`.", byUser},
 	{ConfigHome, "The directory of csa's `config.toml` and `hooks.toml`; default `$XDG_CONFIG_HOME/csa`.", byUser},
 	{AgentsCache, "csa's cache of the pinned agent programs; default `~/.cache/csa/agents`.", byUser},

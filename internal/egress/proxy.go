@@ -1,10 +1,12 @@
 // Package egress is csa's filtering egress proxy: the only way out of a
-// confined agent's network namespace. The agent's programs reach it
-// through HTTP_PROXY, HTTPS_PROXY and ALL_PROXY; it serves HTTP CONNECT
-// tunnels, plain absolute-URI HTTP requests and SOCKS5 CONNECT on one
-// listener (a unix socket in production), lets through only the hosts
-// the allow list names, and reports every decision so csa can record
-// the refusals. Forwarder is its other end inside the namespace.
+// confined agent (Landlock lets it connect to the proxy's port and its
+// model servers' only). The agent's programs reach it through
+// HTTP_PROXY, HTTPS_PROXY and ALL_PROXY; it serves HTTP CONNECT tunnels,
+// plain absolute-URI HTTP requests and SOCKS5 CONNECT on one listener
+// (127.0.0.1 in the run's supervisor), lets through only the hosts the
+// allow list names, and reports every decision so csa can record the
+// refusals. Forwarder served the network-namespace design that was
+// considered (docs/sandbox-network.md); csa run does not use it.
 package egress
 
 import (

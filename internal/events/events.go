@@ -28,6 +28,9 @@ const (
 	TimeoutHit     = "timeout"
 	SessionEnded   = "session.ended"
 	Warning        = "warning"
+	// SandboxDenied is a connection the run's egress proxy refused:
+	// {host, port, proto, operation, reason}.
+	SandboxDenied = "sandbox.denied"
 	// Hook is a run hook's outcome, PromptGuard a prompt guard's
 	// (internal/runhooks.Result).
 	Hook        = "hook"

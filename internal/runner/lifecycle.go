@@ -18,6 +18,7 @@ import (
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/resource"
+	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
 )
 
@@ -55,6 +56,10 @@ type life struct {
 	killGrace *time.Duration
 	// radar watches a worktree run's changed paths while it runs.
 	radar *overlapWatch
+	// policy is the sandbox policy the program runs under (its proxy's
+	// address set), egress the run's own proxy (nil for none).
+	policy *sandbox.Policy
+	egress *egressProxy
 }
 
 // ending records why csa itself stopped the program.
@@ -96,6 +101,7 @@ func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
 // close ends what begin and start opened; finish has recorded the end.
 func (l *life) close() {
 	l.radar.end()
+	l.closeEgress()
 	if l.keeper != nil {
 		l.keeper.Release()
 	}
@@ -123,7 +129,13 @@ func (l *life) start(ctx context.Context, spec proc.Spec, prog string, args []st
 	sp := l.run.Spec
 	// An interrupt from here on must stop the program and be recorded.
 	interrupt.Ready(ctx)
-	path, argv, group, rs, err := confine(sp.SessionID, sp.Sandbox, prog, args)
+	pol, proxyEnv, err := l.netConfine(sp.Sandbox.FS)
+	if err != nil {
+		return &startError{msg: "cannot start the egress proxy: " + err.Error(), sandbox: true}
+	}
+	l.policy = pol
+	spec.Env = append(spec.Env, proxyEnv...)
+	path, argv, group, rs, err := confine(sp.SessionID, sp.Sandbox, pol, prog, args)
 	if err != nil {
 		return &startError{msg: "cannot set up resource limits or the file confinement: " + err.Error(), sandbox: true}
 	}
@@ -183,7 +195,7 @@ func (l *life) running(record func(*session.State)) error {
 		// A resumed session starts its turn with a clean slate.
 		st.EndedAt, st.ExitCode, st.Signal, st.Failure, st.Reason, st.Result = time.Time{}, nil, "", nil, "", ""
 		st.Turns++
-		st.Confinement = l.run.Spec.Sandbox.FS
+		st.Confinement = l.policy
 		if record != nil {
 			record(st)
 		}
@@ -222,6 +234,7 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		}
 	}
 	l.radar.end()
+	denied := l.closeEgress()
 	used := measure(l.group, l.sampler, rusage)
 	l.group, l.sampler = nil, nil
 	now := s.Now().UTC()
@@ -271,6 +284,11 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		}
 		if ws != nil {
 			st.Workspace = ws
+		}
+		if denied > 0 && st.Confinement != nil {
+			c := *st.Confinement
+			c.Denied = denied
+			st.Confinement = &c
 		}
 		l.lastEvents(st)
 		return nil

@@ -14,8 +14,9 @@ import (
 // confine creates the run's cgroup where its layer has one, and wraps the
 // program so that it starts inside its limits. Its file confinement is
 // either the exec shim's, when the layer runs the shim anyway, or rs: the
-// Landlock ruleset for the thread that starts the program.
-func confine(id string, sb Sandbox, program string, argv []string) (prog string, args []string, g *resource.Group, rs *sandbox.Ruleset, err error) {
+// Landlock ruleset for the thread that starts the program. pol is the
+// run's policy with its proxy's address (netConfine).
+func confine(id string, sb Sandbox, pol *sandbox.Policy, program string, argv []string) (prog string, args []string, g *resource.Group, rs *sandbox.Ruleset, err error) {
 	prog, args = program, argv
 	switch sb.Plan.Layer {
 	case resource.LayerCgroup1, resource.LayerCgroup2:
@@ -26,14 +27,14 @@ func confine(id string, sb Sandbox, program string, argv []string) (prog string,
 	case resource.LayerSystemd, resource.LayerSetrlimit:
 		prog, args = resource.Wrap(sb.Plan, sb.Caps, g, sb.CsaExe, resource.GroupName(id), program, argv)
 	}
-	if !sb.FS.Confined() {
+	if !pol.Enforced() {
 		return prog, args, g, nil, nil
 	}
 	if prog == sb.CsaExe && len(args) > 0 && args[0] == resource.ShimCommand {
 		// The shim joins the cgroup before it confines itself.
-		return prog, append(append([]string{resource.ShimCommand}, sb.FS.ShimArgs()...), args[1:]...), g, nil, nil
+		return prog, append(append([]string{resource.ShimCommand}, pol.ShimArgs()...), args[1:]...), g, nil, nil
 	}
-	if rs, err = sandbox.Build(sb.FS.DenyRead, sb.FS.Write); err != nil {
+	if rs, err = sandbox.Build(pol); err != nil {
 		if g != nil {
 			g.Remove()
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/egress"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/keeper"
 	"github.com/csa-dev/csa/internal/proc"
@@ -32,6 +33,9 @@ type Supervisor struct {
 	// Retries reports the agent's own retries of a failed model request
 	// as they happen (nil for none).
 	Retries func(agents.Retry)
+	// Denied reports each connection the run's egress proxy refuses, as
+	// it is refused (nil for none); each is recorded regardless.
+	Denied func(egress.Decision)
 }
 
 // Supervise starts the program, waits for it under the spec's timeouts,

@@ -29,24 +29,47 @@ func Probe() (int, string) {
 // null device, shared memory.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 
-// Apply confines this process and its future children: every path may
-// be read but those in deny (and below them), and only write (and below)
-// may be changed. It is the last step before execve: the restriction
-// holds for all threads and cannot be lifted.
-func Apply(deny, write []string) error {
-	rules, err := rulesFor(deny, write)
+// Apply confines this process and its future children as p says: every
+// path may be read but p.DenyRead (and below them), only p.Write (and
+// below) may be changed, and TCP connects go only to p.Ports. It is the
+// last step before execve: the restriction holds for all threads and
+// cannot be lifted.
+func Apply(p *Policy) error {
+	config, rules, err := landlockOf(p)
 	if err != nil {
 		return err
 	}
-	if err := config.RestrictPaths(rules...); err != nil {
+	if err := config.Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	return nil
 }
 
-// config handles the file access rights of Landlock ABI 7, as far as the
-// kernel does, and nothing of the network (not enforced yet, and said so).
-var config = landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}.BestEffort()
+// landlockOf is p as a Landlock configuration and its rules. Files and
+// the network are handled independently: what p does not confine, the
+// ruleset does not handle. Of the network only TCP connect is handled,
+// not bind: the program may run local servers.
+func landlockOf(p *Policy) (landlock.Config, []landlock.Rule, error) {
+	var config landlock.Config
+	var rules []landlock.Rule
+	if p.Confined() {
+		config.HandledAccessFS = landlock.V7.HandledAccessFS
+		fs, err := rulesFor(p.DenyRead, p.Write)
+		if err != nil {
+			return config, nil, err
+		}
+		rules = fs
+	}
+	if p.NetConfined() {
+		config.HandledAccessNet = llsys.AccessNetConnectTCP
+		for _, port := range p.Ports() {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
+	}
+	// Decide checked the ABI: best effort only drops the file rights a
+	// kernel older than ABI 7 does not know.
+	return config.BestEffort(), rules, nil
+}
 
 // rulesFor are the Landlock rules of deny and write.
 func rulesFor(deny, write []string) ([]landlock.Rule, error) {

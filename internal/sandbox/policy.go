@@ -1,9 +1,10 @@
 // Package sandbox confines an agent program's files: it decides a run's
 // policy (what may be read, what may be written) from config and flags,
 // and applies it with Landlock in the last step before the program runs
-// (csa's exec shim), so that the program and every process it starts are
-// held by the kernel. The network half of --isolate is not enforced yet,
-// and the policy says so.
+// (the thread that starts it, or csa's exec shim), so that the program and
+// every process it starts are held by the kernel. The network is confined
+// the same way (Landlock TCP-connect rules by port) with csa's egress
+// proxy (internal/egress) as the one way out: see docs/sandbox-network.md.
 package sandbox
 
 import (
@@ -73,6 +74,7 @@ type Request struct {
 	Mode     string
 	DenyRead []string // readable nowhere, though reading is allowed elsewhere
 	Write    []string // the only places writes are allowed
+	Net      NetRequest
 }
 
 // Policy is what a run gets, as the session records it and csa inspect
@@ -82,11 +84,24 @@ type Policy struct {
 	FS   string `toml:"fs" json:"fs"`
 	Mode string `toml:"mode" json:"mode"`
 	ABI  int    `toml:"landlock_abi,omitempty" json:"landlock_abi,omitempty"`
-	// Net is "not_enforced" when the network was asked for: no mechanism
-	// confines it yet.
+	// Net is the mechanism that confines the network when it was asked
+	// for: "landlock+proxy", or "none" (the warning says why).
 	Net      string   `toml:"net,omitempty" json:"net,omitempty"`
 	DenyRead []string `toml:"deny_read,omitempty" json:"deny_read,omitempty"`
 	Write    []string `toml:"write,omitempty" json:"write,omitempty"`
+	// AllowHosts are the egress proxy's allow rules (internal/egress);
+	// ConnectPorts the TCP ports the program may connect to directly,
+	// besides the proxy's (its model servers on loopback).
+	AllowHosts   []string `toml:"allow_hosts,omitempty" json:"allow_hosts,omitempty"`
+	ConnectPorts []uint16 `toml:"connect_ports,omitempty" json:"connect_ports,omitempty"`
+	// Proxy is the egress proxy's address (127.0.0.1:PORT): the run's
+	// own, set when it starts, or its parent's (ProxyInherited), whose
+	// allow list then applies.
+	Proxy          string `toml:"proxy,omitempty" json:"proxy,omitempty"`
+	ProxyInherited bool   `toml:"proxy_inherited,omitempty" json:"proxy_inherited,omitempty"`
+	// Denied counts the connections the proxy refused (the run's
+	// sandbox.denied events).
+	Denied int `toml:"denied,omitempty" json:"denied,omitempty"`
 	// Warning says what a best-effort run asked for and did not get.
 	Warning string `toml:"warning,omitempty" json:"warning,omitempty"`
 }
@@ -94,13 +109,20 @@ type Policy struct {
 // Confined reports whether the program's files are confined.
 func (p *Policy) Confined() bool { return p != nil && p.FS == MechLandlock }
 
-// MechLandlock is the one mechanism: Landlock (see docs/sandbox.md for
-// why not bubblewrap).
-const MechLandlock = "landlock"
+// NetConfined reports whether the program's network is confined.
+func (p *Policy) NetConfined() bool { return p != nil && p.Net == MechLandlockProxy }
 
-// NetNotEnforced marks a network isolation that was asked for and is not
-// implemented.
-const NetNotEnforced = "not_enforced"
+// Enforced reports whether anything of the program is confined.
+func (p *Policy) Enforced() bool { return p.Confined() || p.NetConfined() }
+
+// The mechanisms: Landlock for files (see docs/sandbox.md for why not
+// bubblewrap), Landlock's TCP rules and csa's egress proxy for the
+// network (docs/sandbox-network.md for why not a network namespace).
+const (
+	MechLandlock      = "landlock"
+	MechLandlockProxy = "landlock+proxy"
+	MechNone          = "none"
+)
 
 // RefusedError is a required run that cannot be confined here: it is
 // refused before anything starts.
@@ -115,7 +137,7 @@ func Decide(req Request, abi int, why string) (*Policy, error) {
 	if !req.Isolate.FS && !req.Isolate.Net {
 		return nil, nil
 	}
-	p := &Policy{FS: "none", Mode: req.Mode}
+	p := &Policy{FS: MechNone, Mode: req.Mode}
 	var missing []string
 	if req.Isolate.FS {
 		switch {
@@ -140,8 +162,18 @@ func Decide(req Request, abi int, why string) (*Policy, error) {
 		}
 	}
 	if req.Isolate.Net {
-		p.Net = NetNotEnforced
-		missing = append(missing, "network isolation is not implemented: the network is not confined")
+		p.Net = MechNone
+		switch {
+		case abi >= NetABI:
+			if err := p.decideNet(req.Net); err != nil {
+				return nil, err
+			}
+			p.Net, p.ABI = MechLandlockProxy, abi
+		case abi > 0:
+			missing = append(missing, fmt.Sprintf("the network is not confined: Landlock ABI %d has no TCP rules (ABI %d has)", abi, NetABI))
+		default:
+			missing = append(missing, "the network is not confined: "+why)
+		}
 	}
 	if len(missing) == 0 {
 		return p, nil

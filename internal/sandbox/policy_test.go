@@ -47,9 +47,49 @@ func TestDecide(t *testing.T) {
 	if _, err := Decide(home, 7, ""); !errors.As(err, &refused) {
 		t.Errorf("required, secret inside a writable folder: %v", err)
 	}
-	net := Request{Isolate: Isolate{Net: true}, Mode: BestEffort}
-	if p, _ := Decide(net, 7, ""); p.Net != NetNotEnforced || !strings.Contains(p.Warning, "not implemented") {
-		t.Errorf("net: %+v", p)
+	net := Request{Isolate: Isolate{Net: true}, Mode: BestEffort, Net: NetRequest{
+		Endpoints: []string{"http://127.0.0.1:4567/v1", "http://localhost:8080", "https://models.example.com/v1"},
+		Hosts:     []string{"api.anthropic.com"}}}
+	p, err = Decide(net, 7, "")
+	if err != nil || !p.NetConfined() || p.Confined() || p.Warning != "" {
+		t.Fatalf("net with ABI 7: %+v, %v", p, err)
+	}
+	if !slices.Equal(p.ConnectPorts, []uint16{4567, 8080}) {
+		t.Errorf("loopback ports: %v", p.ConnectPorts)
+	}
+	want := []string{"127.0.0.1:4567", "127.0.0.1:8080", "[::1]:8080", "models.example.com:443", "api.anthropic.com"}
+	if !slices.Equal(p.AllowHosts, want) {
+		t.Errorf("allow rules: %v, want %v", p.AllowHosts, want)
+	}
+	own := p.WithProxy("127.0.0.1:9999")
+	if !slices.Equal(own.Ports(), []uint16{4567, 8080, 9999}) || len(p.Ports()) != 2 {
+		t.Errorf("ports with the proxy: %v (policy itself: %v)", own.Ports(), p.Ports())
+	}
+	if a := own.ShimArgs(); !slices.Equal(a, []string{FlagConfineNet, FlagConnectPort, "4567", FlagConnectPort, "8080", FlagConnectPort, "9999"}) {
+		t.Errorf("shim args: %q", a)
+	}
+	inherited := net
+	inherited.Net.Proxy = "127.0.0.1:7777"
+	if p, _ := Decide(inherited, 7, ""); !p.ProxyInherited || !slices.Contains(p.Ports(), 7777) {
+		t.Errorf("a parent's proxy: %+v", p)
+	}
+	inherited.Net.Proxy = "10.0.0.1:7777"
+	if _, err := Decide(inherited, 7, ""); err == nil {
+		t.Error("a proxy not on loopback was accepted")
+	}
+	// Landlock without TCP rules, or none: said (best effort), refused
+	// (required).
+	if p, _ := Decide(net, 3, ""); p.NetConfined() || !strings.Contains(p.Warning, "ABI 3 has no TCP rules") {
+		t.Errorf("net with ABI 3: %+v", p)
+	}
+	net.Mode = Required
+	if _, err := Decide(net, 3, ""); !errors.As(err, &refused) {
+		t.Errorf("required net with ABI 3: %v", err)
+	}
+	bad := net
+	bad.Net.Hosts = []string{"http://x.example"}
+	if _, err := Decide(bad, 7, ""); err == nil {
+		t.Error("a URL as an allow rule was accepted")
 	}
 	if p, err := Decide(Request{Mode: Required}, 0, ""); p != nil || err != nil {
 		t.Errorf("nothing asked: %+v, %v", p, err)

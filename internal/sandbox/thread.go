@@ -16,9 +16,9 @@ type Ruleset struct {
 	flags uint32
 }
 
-// Build makes the ruleset of deny and write (see Apply).
-func Build(deny, write []string) (*Ruleset, error) {
-	rules, err := rulesFor(deny, write)
+// Build makes the ruleset of p (see Apply).
+func Build(p *Policy) (*Ruleset, error) {
+	config, rules, err := landlockOf(p)
 	if err != nil {
 		return nil, err
 	}

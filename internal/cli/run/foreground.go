@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/egress"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
 	"github.com/csa-dev/csa/internal/verbatim"
@@ -69,7 +72,7 @@ func (j *job) supervise(ctx context.Context, r *runner.Run) (*session.State, err
 	}
 	j.keeper = nil
 	if j.o.Verbose {
-		sup.Stderr = ios.ErrOut
+		sup.Stderr, sup.Denied = ios.ErrOut, showDenied(ios.ErrOut)
 	}
 	if j.f.JSON {
 		// stdout carries the one JSON answer; the program's output is
@@ -78,11 +81,19 @@ func (j *job) supervise(ctx context.Context, r *runner.Run) (*session.State, err
 		if ios.ErrTTY {
 			sup.Stdout, sup.Retries = ios.ErrOut, j.showRetry(r.Spec.Tool, ios.ErrOut)
 			if j.o.Verbose {
-				sup.Stderr = ios.ErrOut
+				sup.Stderr, sup.Denied = ios.ErrOut, showDenied(ios.ErrOut)
 			}
 		}
 	}
 	return sup.Supervise(ctx, r)
+}
+
+// showDenied tells a person each connection the sandbox refuses (each is
+// a sandbox.denied event).
+func showDenied(w io.Writer) func(egress.Decision) {
+	return func(d egress.Decision) {
+		fmt.Fprintf(w, "csa: sandbox: denied: connect to %s (%s)\n", net.JoinHostPort(d.Host, strconv.Itoa(d.Port)), d.Proto)
+	}
 }
 
 // showRetry tells a person each retry the agent makes by itself.

@@ -4,23 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/rundir"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/sandbox"
 )
 
 // isolation is what req's run asks to have confined: --isolate, else
-// tools.NAME.isolate, else [sandbox] fs.
+// tools.NAME.isolate, else [sandbox] fs and net.
 func (j *job) isolation(tool string) (sandbox.Isolate, error) {
 	word, key := j.o.Isolate, "--isolate"
 	if word == "" {
 		word, key = j.cfg.Tool(tool).Isolate, "tools."+tool+".isolate"
 	}
 	if word == "" {
-		return sandbox.Isolate{FS: j.cfg.Sandbox.FS}, nil
+		return sandbox.Isolate{FS: j.cfg.Sandbox.FS, Net: j.cfg.Sandbox.Net}, nil
 	}
 	iso, err := sandbox.ParseIsolate(word)
 	if err != nil {
@@ -52,14 +54,18 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 	if d, err := rundir.Dir(j.f.Getenv("XDG_RUNTIME_DIR")); err == nil {
 		w.Also = append(w.Also, d)
 	}
+	var tool *agents.Spec
 	for _, s := range agents.Registry {
 		if s.Tool == req.Tool {
-			w.OwnDirs, w.OwnFiles = s.StateDirs, s.StateFiles
+			tool, w.OwnDirs, w.OwnFiles = s, s.StateDirs, s.StateFiles
 		} else {
 			w.Others = append(w.Others, s.Credentials...)
 		}
 	}
 	r := sandbox.NewRequest(iso, j.cfg.Sandbox.Mode, w)
+	if iso.Net && tool != nil {
+		r.Net = j.netRequest(req, tool)
+	}
 	// The caller's folder is checked against the secrets here; a worktree
 	// run works in a new folder instead, added once made.
 	if !req.Worktree {
@@ -83,4 +89,26 @@ func (j *job) confine(req *runner.Request) (*sandbox.Policy, error) {
 		}
 	}
 	return pol, nil
+}
+
+// netRequest is what req's network may reach: the tool's model endpoints
+// (its environment's *_BASE_URL, its configuration's), its API hosts and
+// sandbox.allow_hosts, through the parent's proxy when csa runs inside a
+// confined run.
+func (j *job) netRequest(req *runner.Request, tool *agents.Spec) sandbox.NetRequest {
+	environ := append(append([]string(nil), req.Environ...), req.ToolEnv...)
+	getenv := func(key string) string {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if k, v, _ := strings.Cut(environ[i], "="); k == key {
+				return v
+			}
+		}
+		return ""
+	}
+	e := agents.EndpointEnv{Getenv: getenv, Environ: environ, Cwd: req.Cwd}
+	return sandbox.NetRequest{
+		Endpoints: tool.ModelEndpoints(e),
+		Hosts:     append(append([]string(nil), tool.APIHosts...), j.cfg.Sandbox.AllowHosts...),
+		Proxy:     j.f.Getenv(csaenv.EgressProxy),
+	}
 }

@@ -154,7 +154,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.BoolVar(&opts.KeepWorktree, "keep-worktree", false, "with --worktree: keep the worktree's folder once the change is committed (the branch always stays)")
 	fl.StringVar(&opts.Branch, "branch", "", "with --worktree: the worktree's branch, a new branch of this name (default: defaults.worktree_branch, csa/{id})")
 	fl.BoolVar(&opts.WorktreeSubmodules, "worktree-submodules", false, "with --worktree: check out the repository's submodules in the worktree, recursively (default: defaults.worktree_submodules; none are otherwise)")
-	fl.StringVar(&opts.Isolate, "isolate", "", "confine the agent: fs (read everywhere but your secrets, write only the working directory, the temp dir and its own state; Landlock), net (accepted, not enforced yet), fs,net, or none (default: tools.NAME.isolate, else [sandbox] fs)")
+	fl.StringVar(&opts.Isolate, "isolate", "", "confine the agent: fs (read everywhere but your secrets, write only the working directory, the temp dir and its own state; Landlock), net (connect only through csa's egress proxy, to the model endpoints, the tool's API hosts and [sandbox] allow_hosts; Landlock TCP rules), fs,net, or none (default: tools.NAME.isolate, else [sandbox] fs and net)")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "run the tool's interactive interface in a tmux pane and return its session id at once (see csa send, status, attach)")
 	return cmd
 }

@@ -22,7 +22,7 @@ import (
 // with the program's, which must reach it untouched.
 func NewCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:                resource.ShimCommand + " [--procs FILE]... [--rlimit-as BYTES] [--deny-read PATH]... [--write PATH]... [--confine-fs] -- PROGRAM [ARGS...]",
+		Use:                resource.ShimCommand + " [--procs FILE]... [--rlimit-as BYTES] [--deny-read PATH]... [--write PATH]... [--confine-fs] [--connect-port PORT]... [--confine-net] -- PROGRAM [ARGS...]",
 		Hidden:             true,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -45,15 +45,22 @@ func Main(args []string) int {
 // resource.ShimCommand.
 func Exec(args []string) error {
 	pid := []byte(strconv.Itoa(os.Getpid()))
-	var deny, write []string
-	confineFS := false
+	var confine sandbox.ShimPolicy
 	for len(args) > 0 && args[0] != "--" {
-		if args[0] == sandbox.FlagConfine {
-			confineFS, args = true, args[1:]
+		if !sandbox.TakesValue(args[0]) {
+			confine.Option(args[0], "")
+			args = args[1:]
 			continue
 		}
 		if len(args) < 2 {
 			return fmt.Errorf("%s needs a value", args[0])
+		}
+		if ok, err := confine.Option(args[0], args[1]); ok {
+			if err != nil {
+				return err
+			}
+			args = args[2:]
+			continue
 		}
 		switch args[0] {
 		case "--procs":
@@ -68,10 +75,6 @@ func Exec(args []string) error {
 			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
 				return fmt.Errorf("set RLIMIT_AS: %w", err)
 			}
-		case sandbox.FlagDenyRead:
-			deny = append(deny, args[1])
-		case sandbox.FlagWrite:
-			write = append(write, args[1])
 		default:
 			return fmt.Errorf("unknown option %s", args[0])
 		}
@@ -84,10 +87,8 @@ func Exec(args []string) error {
 	if err != nil {
 		return err
 	}
-	if confineFS {
-		if err := sandbox.Apply(deny, write); err != nil {
-			return err
-		}
+	if err := confine.Apply(); err != nil {
+		return err
 	}
 	return syscall.Exec(prog, args[1:], os.Environ())
 }
