@@ -9,12 +9,10 @@ import (
 
 // csaAgentOnly are the packages of csa's programs beside it: csa-agent's
 // provider clients and agent loop, csa-mcp's MCP server, hub and the MCP SDK,
-// csa-ui's views and their toolkit (bubbletea, lipgloss, bubbles). csa runs
-// those programs and must link none of them: csa starts on every run, and
-// what it links it pays for at each start. net/http is no longer among
-// them: the sandbox's egress proxy (internal/egress) runs in the run's
-// supervisor, which is csa (issue 27; measured: +0.55-0.64 ms p50 on
-// `csa --version`, binary 10.3 -> 15.4 MB; docs/performance.md).
+// csa-ui's views and their toolkit (bubbletea, lipgloss, bubbles), and
+// net/http, which they pull in. csa runs those programs and must link
+// none of them: csa starts on every run, and what it links it pays for at
+// each start.
 var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/csaagent/llm",
 	"github.com/csa-dev/csa/internal/csaagent",
@@ -26,6 +24,7 @@ var csaAgentOnly = []string{
 	"github.com/csa-dev/csa/internal/ui/web",
 	"charm.land",
 	"github.com/charmbracelet",
+	"net/http",
 	// csa-cluster's: the NATS client and server (issue 16 measured what
 	// linking the client costs csa's start).
 	"github.com/csa-dev/csa/internal/cluster",

@@ -14,8 +14,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
-	"net/http/httputil"
 	"sync"
 	"time"
 
@@ -41,12 +39,7 @@ type Proxy struct {
 	resolver   Resolver
 	dialer     net.Dialer
 
-	forward   *httputil.ReverseProxy
-	transport *http.Transport
-	server    *http.Server
-	socks     *socks5.Server
-	httpConns *connQueue
-	startHTTP sync.Once
+	socks *socks5.Server
 
 	mu        sync.Mutex
 	closed    bool
@@ -67,28 +60,11 @@ func New(cfg Config) (*Proxy, error) {
 		dialer:     net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second},
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[net.Conn]struct{}{},
-		httpConns:  newConnQueue(),
 	}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
 	quiet := log.New(io.Discard, "", 0)
-	p.transport = &http.Transport{
-		// Proxy stays nil: the proxy's own environment must not send its
-		// requests on to another proxy.
-		DialContext:           p.dialHTTP,
-		MaxIdleConnsPerHost:   32,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-	p.forward = &httputil.ReverseProxy{
-		Rewrite:       func(*httputil.ProxyRequest) {}, // the absolute URL is the target; hop-by-hop headers are dropped
-		Transport:     p.transport,
-		FlushInterval: -1, // model responses stream: pass every write on at once
-		ErrorLog:      quiet,
-		ErrorHandler:  forwardError,
-	}
-	p.server = &http.Server{Handler: http.HandlerFunc(p.serveHTTP), ErrorLog: quiet, ReadHeaderTimeout: time.Minute}
 	p.socks, err = newSOCKS(p, quiet)
 	if err != nil {
 		return nil, err
@@ -103,7 +79,6 @@ func (p *Proxy) Serve(l net.Listener) error {
 		return net.ErrClosed
 	}
 	defer p.untrack(l, nil)
-	p.startHTTP.Do(func() { go p.server.Serve(p.httpConns) })
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -133,9 +108,7 @@ func (p *Proxy) route(c net.Conn) {
 		pc.Close()
 		return
 	}
-	if !p.httpConns.put(pc) {
-		pc.Close()
-	}
+	p.serveHTTP1(pc)
 }
 
 // Close stops every listener and connection and ends the proxy.
@@ -151,9 +124,6 @@ func (p *Proxy) Close() error {
 	for c := range cs {
 		c.Close()
 	}
-	p.httpConns.close()
-	p.server.Close()
-	p.transport.CloseIdleConnections()
 	return nil
 }
 
@@ -204,41 +174,3 @@ func (c *prefixConn) Close() error {
 
 // CloseWrite half-closes, so a tunnel passes the end of one direction on.
 func (c *prefixConn) CloseWrite() error { return closeWrite(c.Conn) }
-
-// connQueue is a net.Listener fed the HTTP connections by Serve.
-type connQueue struct {
-	ch   chan net.Conn
-	done chan struct{}
-	once sync.Once
-}
-
-func newConnQueue() *connQueue {
-	return &connQueue{ch: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (q *connQueue) put(c net.Conn) bool {
-	select {
-	case q.ch <- c:
-		return true
-	case <-q.done:
-		return false
-	}
-}
-
-func (q *connQueue) Accept() (net.Conn, error) {
-	select {
-	case c := <-q.ch:
-		return c, nil
-	case <-q.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (q *connQueue) close()         { q.once.Do(func() { close(q.done) }) }
-func (q *connQueue) Close() error   { q.close(); return nil }
-func (q *connQueue) Addr() net.Addr { return queueAddr{} }
-
-type queueAddr struct{}
-
-func (queueAddr) Network() string { return "egress" }
-func (queueAddr) String() string  { return "egress" }
