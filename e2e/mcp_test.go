@@ -316,8 +316,12 @@ func appendConfig(t *testing.T, w *world, text string) {
 }
 
 type mcpState struct {
-	MCP  []string `json:"mcp"`
-	Args []string `json:"args"`
+	MCP         []string `json:"mcp"`
+	Args        []string `json:"args"`
+	Confinement *struct {
+		FS  string `json:"fs"`
+		Net string `json:"net"`
+	} `json:"confinement"`
 }
 
 func inspectState(t *testing.T, w *world, id string) mcpState {
@@ -411,6 +415,25 @@ func TestHubToolInteractive(t *testing.T) {
 				t.Fatalf("kill: exit %d: %s", code, stderr)
 			}
 			w.noneLeft(id, sp.PanePID, sp.TmuxSocket)
+		})
+	}
+}
+
+// TestHubToolConfined: an agent confined by --isolate fs,net still reaches
+// csa's hub (its bridge, started by the agent, speaks to the hub over a
+// unix socket, which neither the file rules nor the TCP rules close) and
+// answers from the hub's tool.
+func TestHubToolConfined(t *testing.T) {
+	for _, tool := range []string{"claude-code", "csa-agent"} {
+		t.Run(tool, func(t *testing.T) {
+			call, first := hubCall(t, tool)
+			w, _ := hubWorld(t, call, first)
+			r := w.run(0, "run", "--json", "--tool", tool, "--isolate", "fs,net", hubPrompt)
+			hubAnswered(t, w, r)
+			st := inspectState(t, w, r.SessionID)
+			if st.Confinement == nil || st.Confinement.FS != "landlock" || st.Confinement.Net != "landlock+proxy" {
+				t.Fatalf("the run was not confined: %+v", st.Confinement)
+			}
 		})
 	}
 }
