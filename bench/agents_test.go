@@ -110,12 +110,17 @@ func programBin(tool agents.Tool) (string, error) {
 }
 
 func newAgentWorld(b *testing.B, tool agents.Tool, program string) *agentWorld {
+	return newScriptedAgentWorld(b, tool, program, agentScript)
+}
+
+// newScriptedAgentWorld is an agentWorld whose model server plays script.
+func newScriptedAgentWorld(b *testing.B, tool agents.Tool, program, script string) *agentWorld {
 	b.Helper()
 	bin, err := programBin(tool)
 	if err != nil {
 		b.Fatalf("%s is not installed; run `make agents`: %v", tool, err)
 	}
-	srv, url := scriptedServer(b, agentScript)
+	srv, url := scriptedServer(b, script)
 
 	base := filepath.Join(benchDir, "agent-"+string(tool))
 	os.RemoveAll(base)

@@ -59,6 +59,7 @@ bench 'AgentStartLoaded' 100x # csa-agent's start with a Claude Code set-up besi
 bench 'AgentHooks|AgentMCPStart|AgentMCPCall|AgentFrontEnds' 10x # csa-agent's extension points (make mcp-servers): ~1.5 min
 bench 'Failover' 5x       # a tier whose first model is each real program answering 429: ~2 min
 bench 'WorkspaceCreate|RunWorktree' 8x # csa run -w's worktree vs git worktree add, 10,000 files and csa's own: ~10 min on disk
+bench 'SandboxStart|SandboxTask' 40x # --isolate fs / fs,net vs none: a run's start, a 10-turn csa-agent task: ~1 min
 
 fs="$(df -PT "$CSA_BENCH_DIR" | awk 'NR==2 {print $2 " on " $1}')"
 echo

@@ -2,8 +2,13 @@ package bench
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/csa-dev/csa/internal/agents"
 
 	"github.com/csa-dev/csa/internal/sandbox"
 	"github.com/csa-dev/csa/internal/session"
@@ -71,4 +76,48 @@ func sandboxStart(b *testing.B, isolate, key, cpuKey string, confined func(*sand
 	record(key, "csa run --isolate "+isolate+" vs --isolate none, paired difference", fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(o50), ms(o90)),
 		"p50 <= 3 ms", verdict(o50 <= 3*time.Millisecond))
 	record(cpuKey, "  its CPU time (user+sys, paired)", fmt.Sprintf("p50 %.2f ms, p90 %.2f ms", ms(u50), ms(u90)), fmt.Sprintf("n=%d", len(ns)), "info")
+}
+
+// sandboxTaskPrompt is answered by sandboxTaskScript: ten turns, each a
+// shell command run by the agent's own tool, then the answer.
+const sandboxTaskPrompt = "bench sandbox task"
+
+var sandboxTaskScript = func() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[[rule]]\nname = \"task\"\ncontains = %q\n", sandboxTaskPrompt)
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "  [[rule.step]]\n  shell = 'echo turn %d > t%d.txt && cat t%d.txt'\n", i, i, i)
+	}
+	fmt.Fprintf(&b, "  [[rule.step]]\n  text = %q\n", agentAnswer)
+	return b.String()
+}()
+
+// BenchmarkSandboxTask is issue 27's task budget: a 10-turn task of a
+// real agent (csa-agent: each turn a shell command its Bash tool runs)
+// through `csa run --isolate fs,net` against `--isolate none`, in pairs.
+// The median of the per-pair ratio must be at most 1.05.
+func BenchmarkSandboxTask(b *testing.B) {
+	if abi, why := sandbox.Probe(); abi < sandbox.NetABI {
+		b.Skip(why)
+	}
+	w := newScriptedAgentWorld(b, agents.CSAAgent, "csa-agent", sandboxTaskScript)
+	run := func(isolate string) func() time.Duration {
+		return func() time.Duration {
+			return w.exec(b, csaBin, []string{"run", "--tool", string(w.tool), "--isolate", isolate, sandboxTaskPrompt}, w.env, false, false).wall
+		}
+	}
+	ns, cs, _ := pairs(b, run("none"), run("fs,net"))
+	report(b, "none", ns)
+	report(b, "fs,net", cs)
+	ratios := make([]float64, len(ns))
+	for i := range ns {
+		ratios[i] = float64(cs[i]) / float64(ns[i])
+	}
+	slices.Sort(ratios)
+	p50, p90 := ratios[len(ratios)/2], ratios[len(ratios)*9/10]
+	b.ReportMetric(p50, "ratio-p50")
+	load, _ := os.ReadFile("/proc/loadavg")
+	b.Logf("ratio per pair p50 %.3f p90 %.3f (n=%d); load %s", p50, p90, len(ratios), strings.Join(strings.Fields(string(load))[:3], " "))
+	record("sandbox-task", "a 10-turn csa-agent task, --isolate fs,net vs none, ratio per pair", fmt.Sprintf("p50 %.3f, p90 %.3f", p50, p90),
+		"p50 <= 1.05", verdict(p50 <= 1.05))
 }
