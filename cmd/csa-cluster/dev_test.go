@@ -82,7 +82,7 @@ func TestUsageErrors(t *testing.T) {
 		{away, []string{"run", "--remote", "--remote-cwd", "--sandbox", "bogus", "--tool", "codex", "echo hi"}, "--sandbox:"},
 		{away, []string{"run", "--remote", "--remote-cwd", "--tier", "fast", "--tool", "codex", "echo hi"}, "--tier cannot be used with --remote"},
 		{away, []string{"apply", "01J0000000000000000000000A"}, "csa apply applies to a git work tree"},
-		{none, []string{"apply"}, "accepts 1 arg"},
+		{none, []string{"apply"}, "csa apply: give a session id (see `csa ps`)"},
 	} {
 		_, code, stderr := tt.m.csaCode(proj, tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {

@@ -70,3 +70,18 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameTheCommandTyped: csa serve hands over to csa-ui serve,
+// whose errors then name csa serve, the command the user typed.
+func TestErrorsNameTheCommandTyped(t *testing.T) {
+	w := newWorld(t)
+	cmd := w.cmd("serve", "--ui", "--addr", "0.0.0.0:0")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	want := `csa serve: --addr "0.0.0.0:0" is not a loopback address: listen on 127.0.0.1, ::1 or localhost only` + "\n"
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("csa serve --ui --addr 0.0.0.0:0: %v, stdout %q, stderr %q; want exit 2 and %q", err, out.String(), errOut.String(), want)
+	}
+}

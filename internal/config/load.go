@@ -153,6 +153,9 @@ func decodeError(path string, data []byte, err error, schema reflect.Type) error
 		var de *toml.DecodeError
 		if errors.As(perr, &de) {
 			e.Line, e.Col = de.Position()
+			if fixed, col, ok := unquoted(data, e.Line, e.Col); ok {
+				e.Col, e.Msg = col, "value must be quoted: "+fixed
+			}
 		} else {
 			e.Line = lineOf(data, perr.Error())
 		}

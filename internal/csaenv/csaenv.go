@@ -90,6 +90,14 @@ const (
 	OverlapPaths = "CSA_OVERLAP_PATHS"
 )
 
+// Set by csa when it hands a command over to a sibling program.
+const (
+	// CalledAs is the name the user typed for the program's root (csa mcp
+	// for csa-mcp, csa for csa-ui), so that its errors name the command
+	// typed; the program unsets it, so its own children never see it.
+	CalledAs = "CSA_CALLED_AS"
+)
+
 // Read by csa so that its tests can fake the host's cgroups.
 const (
 	// TestCgroupRoot stands for /sys/fs/cgroup.

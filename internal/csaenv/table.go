@@ -44,6 +44,7 @@ var Vars = []Var{
 	{Reason, "on_needs_input: why the session needs input.", byHook},
 	{OverlapWith, "on_overlap: the other live session changing the same files.", byHook},
 	{OverlapPaths, "on_overlap: the files newly changed by both, one a line.", byHook},
+	{CalledAs, "The command the user typed for a sibling program's root (`csa mcp` for csa-mcp, `csa` for csa-ui): its errors and usage hints name it. The program unsets it for its own children.", "csa, for csa-mcp and csa-ui when it hands a command over"},
 	{TestCgroupRoot, "Stands for `/sys/fs/cgroup` when csa probes the host.", "csa's tests"},
 	{TestSelfCgroup, "Stands for csa's own cgroup when csa probes the host.", "csa's tests"},
 	{TestNoLandlock, "Set to 1, csa finds no Landlock in the kernel: `[sandbox] mode = \"required\"` refuses a confined run (exit 3), best-effort runs it unconfined and records why.", "csa's tests"},

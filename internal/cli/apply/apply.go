@@ -33,7 +33,7 @@ local tree (the paths are listed, nothing is changed), 2 usage (not in a git
 work tree, no cluster configured), 3 no such remote session, or no diff (the
 session has not ended, took no working tree, or its agent changed nothing, or
 a local run ran in the caller's tree).`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a session id (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := change.Local(cmd.Context(), f, args[0])
 			if !change.NotHere(err) {

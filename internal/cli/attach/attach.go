@@ -18,7 +18,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "attach ID",
 		Short: "Attach this terminal to an interactive session (detach with C-b d)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "the id of an interactive session (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := f.CwdSession(cmd.Context(), args[0])
 			if err != nil {

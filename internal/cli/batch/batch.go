@@ -78,7 +78,7 @@ docs/worktrees.md.
 csa run's own defaults apply (tools.NAME.isolate, [sandbox] fs).
 
 ` + exitStatus,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a batch file (TOML or JSON)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if parallel < 0 {
 				return cmdutil.Usagef("--parallel %d: want 0 (as the slots allow) or more", parallel)
@@ -130,7 +130,7 @@ tasks are not run again, runs a killed csa batch started are waited for
 run afresh. --parallel, if given, bounds this run instead.
 
 ` + exitStatus,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a batch id (csa batch printed it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -161,7 +161,7 @@ func newStatus(f *cmdutil.Factory) *cobra.Command {
 		Long: `Show batch ID's tasks as its journal records them, and the batch's state:
 running (a csa batch runs it), completed, failed (nothing is left to run)
 or stopped (tasks are left: csa batch resume ID).`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a batch id (csa batch printed it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {

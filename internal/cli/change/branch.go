@@ -30,7 +30,7 @@ caller's HEAD), snapshot (the caller's uncommitted changes on it) and head (the
 run's change is snapshot..head).
 Exit status: 0, 2 usage, 3 the session has no change (it ran in the caller's
 tree, or has not ended).`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a session id (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := Local(cmd.Context(), f, args[0])
 			if err != nil {

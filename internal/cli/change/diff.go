@@ -41,7 +41,7 @@ by file instead. A session this machine does not hold is looked up on the
 cluster ([cluster] url): a remote run's diff.
 Exit status: 0, 2 usage, 3 the session has no change (it ran in the caller's
 tree, or has not ended).`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a session id (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			c, err := Local(ctx, f, args[0])

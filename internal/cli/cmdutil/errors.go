@@ -36,6 +36,9 @@ type Error struct {
 	Code string
 	Exit int
 	Err  error
+	// Who is the command that says it (csa inspect), when not the
+	// program ("csa: ..."), in the error's line on stderr.
+	Who string
 }
 
 func (e *Error) Error() string { return e.Err.Error() }

@@ -33,6 +33,10 @@ func exitStatus(io *IOStreams, who string, err error, asJSON bool) int {
 	if isCobraUsage(err) {
 		err = Usagef("%v", err)
 	}
+	var e *Error
+	if errors.As(err, &e) && e.Who != "" {
+		who = e.Who
+	}
 	io.PrintErrorAs(who, err, asJSON)
 	_, code := Classify(err)
 	return code

@@ -2,10 +2,42 @@ package cmdutil
 
 import (
 	"context"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/csa-dev/csa/internal/csaenv"
+	"github.com/csa-dev/csa/internal/proc"
 )
+
+// HandOver replaces csa with program run with args, which stands for
+// calledAs, the command the user typed for program's root ("csa mcp" for
+// csa-mcp): RunProgram names that in its errors rather than the program.
+func HandOver(program proc.Program, calledAs string, args ...string) error {
+	if err := os.Setenv(csaenv.CalledAs, calledAs); err != nil {
+		return err
+	}
+	return program.Become(args...)
+}
+
+// calledAs gives cmd, the root of a program's tree, the name csa handed it
+// over as (HandOver), and takes the variable out of the environment so
+// that what the program starts does not inherit it.
+func calledAs(cmd *cobra.Command) {
+	name, ok := os.LookupEnv(csaenv.CalledAs)
+	if !ok {
+		return
+	}
+	os.Unsetenv(csaenv.CalledAs)
+	if name == "" {
+		return
+	}
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[cobra.CommandDisplayNameAnnotation] = name
+}
 
 // RunProgram runs the command tree of one of csa's programs beside it
 // (csa-mcp, csa-ui) under ctx as csa runs its own, and returns the exit
@@ -13,7 +45,10 @@ import (
 // is a usage error (exit 2). An error is one line on stderr, "COMMAND
 // PATH: message", or csa's JSON error line when the command that ran has a
 // --json flag and was given it; its exit status is csa's (Classify).
+// Handed over by csa (HandOver), the program's root is named as the user
+// typed it.
 func RunProgram(ctx context.Context, cmd *cobra.Command, args []string, s *IOStreams) int {
+	calledAs(cmd)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetFlagErrorFunc(FlagError)
 	cmd.SetArgs(args)

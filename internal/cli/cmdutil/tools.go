@@ -2,13 +2,10 @@ package cmdutil
 
 import (
 	"context"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/config"
-	"github.com/csa-dev/csa/internal/proc"
 	"github.com/csa-dev/csa/internal/toolcache"
 )
 
@@ -41,8 +38,8 @@ func InstallHint(t agents.Tool) string {
 	return toolcache.InstallHint(t, s.Program)
 }
 
-// ProbeTools finds every tool's program and asks the installed ones for
-// their version, in parallel and with a time limit (some start slowly).
+// ProbeTools finds every tool's program and the installed ones' version
+// (toolcache.Version), in parallel: what csa tools and csa doctor report.
 func ProbeTools(ctx context.Context, cfg *config.Config) []ToolStatus {
 	out := make([]ToolStatus, len(agents.Registry))
 	var wg sync.WaitGroup
@@ -58,25 +55,14 @@ func ProbeTools(ctx context.Context, cfg *config.Config) []ToolStatus {
 		}
 		out[i].Path, out[i].Source, out[i].Installed = loc.Path, loc.Source, true
 		wg.Add(1)
-		go func(t *ToolStatus) {
+		go func(t *ToolStatus, p agents.Program) {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			b, err := proc.Output(ctx, t.Path, "--version")
-			if err != nil {
+			var err error
+			if t.Version, err = toolcache.Version(ctx, t.Path, p); err != nil {
 				t.Error = "--version failed: " + err.Error()
 			}
-			t.Version = firstLine(string(b))
-		}(&out[i])
+		}(&out[i], s.Program)
 	}
 	wg.Wait()
 	return out
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

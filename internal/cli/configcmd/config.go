@@ -47,7 +47,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	}, &cobra.Command{
 		Use:   "get KEY",
 		Short: "Print one effective value by dotted key (e.g. tools.codex.path)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a dotted key, such as tools.codex.path (see `csa config show`)"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			l, err := load()
 			if err != nil {

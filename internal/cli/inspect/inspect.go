@@ -49,7 +49,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Show the whole recorded state of a session. A session this machine does not
 hold is looked up on the cluster ([cluster] url): its record, the worker it runs
 on, and (--json) its hook events.`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a session id (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.CwdStore()
 			if err != nil {

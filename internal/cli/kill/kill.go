@@ -37,7 +37,7 @@ program's process group, SIGKILL to what is left after the grace period. The
 grace is --grace, else the project's defaults.kill_grace (5s unless
 configured), the same one Ctrl-C and timeouts give a run; the session's
 supervisor uses it too.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cmdutil.MinimumArgs(1, "the ids of the sessions to kill (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			o.graceSet = cmd.Flags().Changed("grace")

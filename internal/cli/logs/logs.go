@@ -48,7 +48,7 @@ For an interactive session: the agent's own transcript when csa can find it
 gives the pane's bytes as recorded. --json answers {session_id, source, path,
 text, next_cursor}; --from CURSOR continues after an earlier answer, and stays
 valid however far the pane has scrolled.`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a session id (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
 			return Run(cmd.Context(), o)

@@ -45,7 +45,9 @@ func hub(f *cmdutil.Factory) (socket, exe string, err error) {
 }
 
 // handOver runs csa-mcp with args in place of csa.
-func handOver(args ...string) error { return proc.Program(Program).Become(args...) }
+func handOver(args ...string) error {
+	return cmdutil.HandOver(proc.Program(Program), "csa mcp", args...)
+}
 
 func serveCmd(f *cmdutil.Factory) *cobra.Command {
 	var foreground bool

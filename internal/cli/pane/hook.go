@@ -34,7 +34,7 @@ func NewHookCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "__hook --dir DIR ready|submit|stop|notify [JSON]",
 		Hidden: true,
-		Args:   cobra.RangeArgs(1, 2),
+		Args:   cmdutil.ArgsBetween(1, 2, "an event (ready, submit, stop or notify), then its JSON if any"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !filepath.IsAbs(dir) {
 				return cmdutil.Usagef("--dir must be an absolute path")

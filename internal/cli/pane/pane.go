@@ -19,7 +19,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Hidden: true,
 		// SIGINT typed in the pane is the agent's.
 		Annotations: map[string]string{cmdutil.Signals: cmdutil.SignalsPane},
-		Args:        cobra.ExactArgs(1),
+		Args:        cmdutil.ExactArgs(1, "a session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, id, err := cmdutil.SessionsArg(sessions, args[0])
 			if err != nil {

@@ -16,7 +16,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm ID... [--force]",
 		Short: "Remove sessions and their records (a running one only with --force, which kills it)",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  cmdutil.MinimumArgs(1, "the ids of the sessions to remove (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.CwdStore()
 			if err != nil {

@@ -1,6 +1,7 @@
 package root
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -72,5 +73,41 @@ func TestDurationFlags(t *testing.T) {
 		if !slices.Contains(found, w) {
 			t.Errorf("no duration flag %s (found %v)", w, found)
 		}
+	}
+}
+
+// TestArgumentErrorsSayWhatToGive: no command of csa answers a wrong
+// number of arguments with cobra's own "accepts 1 arg(s), received 0":
+// each checks them with cmdutil's helpers, a usage error said by the
+// command that names what to give.
+func TestArgumentErrorsSayWhatToGive(t *testing.T) {
+	var walk func(c *cobra.Command)
+	checked := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c.Args == nil {
+			return
+		}
+		for _, args := range [][]string{nil, make([]string, 9)} {
+			err := c.Args(c, args)
+			if err == nil || strings.HasPrefix(err.Error(), "unknown command ") {
+				continue // cobra.NoArgs: a command of that name is what is missing
+			}
+			checked++
+			var e *cmdutil.Error
+			if !errors.As(err, &e) || e.Exit != cmdutil.ExitUsage {
+				t.Errorf("%s with %d arguments: %v (%T), want a usage error", c.CommandPath(), len(args), err, err)
+				continue
+			}
+			if strings.Contains(err.Error(), "arg(s)") {
+				t.Errorf("%s with %d arguments: cobra's %q", c.CommandPath(), len(args), err)
+			}
+		}
+	}
+	walk(NewCmd(&cmdutil.Factory{}))
+	if checked < 20 {
+		t.Errorf("only %d argument checks refused 0 or 9 arguments", checked)
 	}
 }

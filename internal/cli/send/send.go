@@ -37,7 +37,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Type into an interactive session's pane. --text (or --text-file, "-" for
 standard input) is pasted as one input, multi-line text included; --enter then
 submits it. --keys sends tmux key names (Enter, C-c, Escape, Up, ...).`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "the id of an interactive session (see `csa ps`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
 			o.textSet = cmd.Flags().Changed("text")

@@ -1,6 +1,7 @@
 // Package status implements `csa status`: what each interactive session is
 // doing (just_started, in_progress, waiting_input, completed, crashed,
-// killed, stuck, degraded), with the reason and the raw signals behind it.
+// killed, stuck, degraded), with the reason and the raw signals behind it;
+// of a headless session, its recorded state and why.
 package status
 
 import (
@@ -29,7 +30,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "status ID... | --all",
-		Short: "What interactive sessions are doing: state, reason and signals",
+		Short: "What sessions are doing: state, reason (and signals, of interactive ones)",
 		Long: `Classify interactive sessions (csa run -i): just_started, in_progress,
 waiting_input, completed, crashed, killed, stuck or degraded, with a reason
 and, with --json, the raw signals (pane, exit record, agent process tree,
@@ -37,6 +38,9 @@ heartbeat, turn hooks, output and CPU quiet time). A session csa stopped (csa
 kill, rm --force, a signal to its pane wrapper) is killed, as in csa ps;
 crashed is an agent that ended badly by itself or a pane that vanished.
 
+A headless session (csa run, csa run -d) is given its recorded state (pending,
+running, completed, failed, crashed, killed, timed_out) and why: its reason,
+its failure, or its exit; --json gives it "interactive": false (true for the others), without signals.
 A session this machine does not hold is looked up on the cluster ([cluster]
 url): remote sessions are headless, their state is the recorded one, with the
 worker they run on.`,
@@ -51,9 +55,21 @@ worker they run on.`,
 
 // Row is one session in the answer.
 type Row struct {
+	SessionID   string `json:"session_id"`
+	Tool        string `json:"tool"`
+	Interactive bool   `json:"interactive"`
+	interactive.Verdict
+}
+
+// HeadlessRow is a headless session in the answer: no classifier
+// watches one, its state is the recorded one (as of a remote session).
+type HeadlessRow struct {
 	SessionID string `json:"session_id"`
 	Tool      string `json:"tool"`
-	interactive.Verdict
+	State     string `json:"state"`
+	Reason    string `json:"reason"`
+	// Interactive is false, as in csa wait's answer.
+	Interactive bool `json:"interactive"`
 }
 
 // Run classifies and prints.
@@ -82,11 +98,11 @@ func Run(ctx context.Context, o *Options) error {
 		// Remote sessions only: csa-cluster answers from their records.
 		return clustercmd.HandOver(remoteArgs(remote, o.F.JSON)...)
 	}
-	sessions, err := Load(ctx, o.F, store, ids)
+	sessions, err := current(ctx, o.F, store, ids)
 	if err != nil {
 		return err
 	}
-	rows := Classify(ctx, o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
+	rows := classifyAll(ctx, o.F, store, sessions, cmdutil.Classifier(&cfg.Config))
 	var rrows []json.RawMessage
 	var rtext []byte
 	if len(remote) > 0 {
@@ -105,9 +121,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.F.JSON {
 		all := make([]any, 0, len(rows)+len(rrows))
-		for _, r := range rows {
-			all = append(all, r)
-		}
+		all = append(all, rows...)
 		for _, r := range rrows {
 			all = append(all, r)
 		}
@@ -115,7 +129,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	w := o.F.IO.Out
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
+		switch r := r.(type) {
+		case Row:
+			fmt.Fprintf(w, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
+		case HeadlessRow:
+			fmt.Fprintf(w, "%s  %-11s  %-13s  %s\n", r.SessionID, r.Tool, r.State, r.Reason)
+		}
 	}
 	w.Write(rtext)
 	return nil
@@ -136,21 +155,38 @@ func InteractiveIDs(store *session.Store) ([]string, error) {
 	return interactive.IndexedIDs(store.Root())
 }
 
-// Load reads the sessions (settling any whose wrapper died) and refuses
-// ones that are not interactive.
-func Load(ctx context.Context, f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.State, error) {
+// current reads the sessions, settling any whose supervisor died.
+func current(ctx context.Context, f *cmdutil.Factory, store *session.Store, ids []string) ([]*session.State, error) {
 	out := make([]*session.State, len(ids))
 	for i, id := range ids {
 		st, err := f.Current(ctx, store, id)
 		if err != nil {
 			return nil, err
 		}
-		if st.Interactive == nil {
-			return nil, cmdutil.Usagef("session %s is not interactive (start one with csa run -i)", id)
-		}
 		out[i] = st
 	}
 	return out, nil
+}
+
+// classifyAll is the answer for sessions, in their order: the interactive
+// ones classified together (Classify), a headless one as recorded.
+func classifyAll(ctx context.Context, f *cmdutil.Factory, store *session.Store, sessions []*session.State, set interactive.Settings) []any {
+	var live []*session.State
+	for _, st := range sessions {
+		if st.Interactive != nil {
+			live = append(live, st)
+		}
+	}
+	classified := Classify(ctx, f, store, live, set)
+	rows := make([]any, len(sessions))
+	for i, st := range sessions {
+		if st.Interactive != nil {
+			rows[i], classified = classified[0], classified[1:]
+			continue
+		}
+		rows[i] = HeadlessRow{SessionID: st.ID, Tool: st.Tool, State: string(st.Status), Reason: st.RecordedReason()}
+	}
+	return rows
 }
 
 // Classify observes the sessions together (one process-table read, one
@@ -170,7 +206,7 @@ func Classify(ctx context.Context, f *cmdutil.Factory, store *session.Store, ses
 	rows := make([]Row, len(sessions))
 	for i, st := range sessions {
 		v := interactive.Classify(obs[i], set)
-		rows[i] = Row{SessionID: st.ID, Tool: st.Tool, Verdict: v}
+		rows[i] = Row{SessionID: st.ID, Tool: st.Tool, Interactive: true, Verdict: v}
 		interactive.NoteState(targets[i].Dir, v)
 	}
 	return rows

@@ -17,7 +17,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:    "__supervise --sessions DIR ID",
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Args:   cmdutil.ExactArgs(1, "a session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			exe, _ := f.Executable()
 			// The run's keeper is found now, overlapping the adoption.

@@ -25,7 +25,7 @@ reason, the plan is left as it was, and the edited text is kept in a file
 named in the message. --file FILE replaces the markdown with FILE's,
 without an editor. A plan changed by someone else meanwhile is not
 overwritten.`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a plan (see `csa todo list`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {

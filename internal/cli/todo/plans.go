@@ -16,7 +16,7 @@ func newCreate(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create TITLE [--from FILE]",
 		Short: "Create a plan (from a markdown file) and print its id",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  cmdutil.MaximumArgs(1, "the plan's title, as one argument"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := &todo.Plan{Status: todo.Draft}
 			if from != "" {
@@ -134,7 +134,7 @@ func newShow(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show PLAN",
 		Short: "Show a plan's markdown (--json: its parts)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a plan (see `csa todo list`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -170,7 +170,7 @@ func newStatus(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status PLAN [NEW]",
 		Short: "Show a plan's status, or set it: draft, approved, implementing, done",
-		Args:  cobra.RangeArgs(1, 2),
+		Args:  cmdutil.ArgsBetween(1, 2, "a plan (see `csa todo list`), then its new status if any"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -202,7 +202,7 @@ func newDone(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "done PLAN TASK",
 		Short: "Mark a task done",
-		Args:  cobra.ExactArgs(2),
+		Args:  cmdutil.ExactArgs(2, "a plan and one of its tasks (see `csa todo show PLAN`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -225,7 +225,7 @@ func newLog(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "log PLAN",
 		Short: "A plan's history, newest first: one commit per change",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a plan (see `csa todo list`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {
@@ -251,7 +251,7 @@ func newDag(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dag PLAN [--format terminal|mermaid|dot]",
 		Short: "Draw a plan's dependency graph",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a plan (see `csa todo list`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, id, err := resolve(f, args[0])
 			if err != nil {

@@ -48,7 +48,7 @@ csa run's own defaults apply.
 Exit status: 0 every task done, 1 a task failed (or was blocked by one
 that failed), 2 usage error or invalid plan, 3 the plan is a draft or
 another csa todo run runs it, 130 interrupted.`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs(1, "a plan (see `csa todo list`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if parallel < 1 {
 				return cmdutil.Usagef("--parallel %d: want 1 or more", parallel)

@@ -17,7 +17,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "tools",
 		Short: "List every tool with its program, where it was found, its version and model family",
 		Long: `List every tool csa can run: its model family, whether it is installed and
-enabled, its version and the version csa pins, and where its program was
+enabled, its version (a program of its npm package: the package's, read from
+its package.json; any other: its --version), as csa doctor reports it, and the
+version csa pins, and where its program was
 found: config (a path set in tools.NAME.path), PATH, or cache (csa's cache of
 pinned programs, filled by csa tools install); csa-agent, csa's own agent
 program, is built with csa and found beside csa's executable ("built with

@@ -87,7 +87,8 @@ The server is csa-ui, built and installed beside csa (make build, make install).
 	return cmd
 }
 
-// handOver replaces csa with csa-ui.
+// handOver replaces csa with csa-ui, whose commands are csa's (csa top,
+// csa serve).
 func handOver(args []string) error {
-	return proc.Program(Program).Become(args...)
+	return cmdutil.HandOver(proc.Program(Program), "csa", args...)
 }

@@ -47,7 +47,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 	run := &cobra.Command{
 		Use:   "run FILE [--var K=V]... [--isolate WORDS]",
 		Short: "Run a workflow; prints the run id first",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a workflow file (PATTERN.md)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
 			return Run(c.Context(), o)
@@ -58,7 +58,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 	resume := &cobra.Command{
 		Use:   "resume ID",
 		Short: "Resume a run that was interrupted or failed, without repeating finished steps",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a workflow run id (see `csa workflow list`)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.ID = args[0]
 			return Resume(c.Context(), o)
@@ -76,7 +76,7 @@ func newCompileCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compile FILE [--var K=V]...",
 		Short: "Check a workflow and print its execution plan",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a workflow file (PATTERN.md)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			plan, err := compile(args[0], vars)
 			if err != nil {
@@ -97,7 +97,7 @@ func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a run: its state, each step's result, and why it failed",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1, "a workflow run id (see `csa workflow list`)"),
 		RunE: func(c *cobra.Command, args []string) error {
 			store := wf.OpenStore(f.StateDir())
 			id, err := resolve(store, args[0])
