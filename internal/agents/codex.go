@@ -13,6 +13,7 @@ var codexSpec = Spec{
 	Program:           Program{Name: "codex", Package: "@openai/codex"},
 	ACP:               &Program{Name: "codex-acp", Package: "@zed-industries/codex-acp"},
 	Family:            FamilyOpenAI,
+	InputCountsCached: true,
 	InitialEstimateMB: 4096,
 	StateDirs:         []string{".codex"},
 	Credentials:       []string{".codex/auth.json"},

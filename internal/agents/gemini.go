@@ -12,6 +12,7 @@ var geminiSpec = Spec{
 	Tool:              GeminiCLI,
 	Program:           Program{Name: "gemini", Package: "@google/gemini-cli"},
 	Family:            FamilyGoogle,
+	InputCountsCached: true,
 	InitialEstimateMB: 1024,
 	StateDirs:         []string{".gemini"},
 	Credentials:       []string{".gemini/oauth_creds.json"},
