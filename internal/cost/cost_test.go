@@ -78,10 +78,16 @@ func TestTreeSumsDescendantsAndCountsUnpriced(t *testing.T) {
 		{ID: "stranger", Tool: "codex", Model: "m", Usage: u(9_000_000, 0)},
 	}
 	tr := tab.TreeOf(states, "root")
-	if !near(tr.USD, 4) || tr.Unpriced != 1 {
-		t.Errorf("tree = %+v, want 4 USD and 1 unpriced", tr)
+	if tr.USD == nil || !near(*tr.USD, 4) || tr.Unpriced != 1 {
+		t.Errorf("tree = %v %+v, want 4 USD and 1 unpriced", deref(tr.USD), tr)
 	}
-	if tr := tab.TreeOf(states, "grandkid"); !near(tr.USD, 1) || tr.Unpriced != 0 {
+	if tr := tab.TreeOf(states, "grandkid"); tr.USD == nil || !near(*tr.USD, 1) || tr.Unpriced != 0 {
 		t.Errorf("leaf tree = %+v", tr)
+	}
+	if tr := tab.TreeOf(states, "odd"); tr.USD != nil || tr.Unpriced != 1 {
+		t.Errorf("unpriced leaf tree = %+v", tr)
+	}
+	if tr := tab.TreeOf(states, "quiet"); tr.USD != nil || tr.Unpriced != 0 {
+		t.Errorf("unused leaf tree = %+v", tr)
 	}
 }

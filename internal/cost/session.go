@@ -48,50 +48,96 @@ func (t Table) Of(model string, tok Tokens) (usd float64, ok bool) {
 }
 
 // Session is what one session cost: nil when it recorded no usage or its
-// model has no price. A session that used no tokens cost nothing, whatever
-// its model.
-func (t Table) Session(st *session.State) *float64 {
-	if st.Usage == nil {
+// model has no price.
+func (t Table) Session(st *session.State) *float64 { return t.Usage(st.Tool, st.Model, st.Usage) }
+
+// Usage is what a session of tool and model that recorded u cost: nil when
+// u is nil or the model has no price. A session that used no tokens cost
+// nothing, whatever its model.
+func (t Table) Usage(tool, model string, u *session.Usage) *float64 {
+	if u == nil {
 		return nil
 	}
-	tok := TokensOf(st.Tool, st.Usage)
+	tok := TokensOf(tool, u)
 	if tok.Total() == 0 {
 		zero := 0.0
 		return &zero
 	}
-	usd, ok := t.Of(st.Model, tok)
+	usd, ok := t.Of(model, tok)
 	if !ok {
 		return nil
 	}
 	return &usd
 }
 
+// Priced is one session as a tree's sum needs it.
+type Priced struct {
+	ID, ParentID string
+	// USD is its cost, nil when unknown; Used: it recorded usage.
+	USD  *float64
+	Used bool
+}
+
+// PricedOf is a listed session with its cost.
+func (t Table) PricedOf(sm *session.Summary) Priced {
+	return Priced{ID: sm.ID, ParentID: sm.ParentID, USD: t.Usage(sm.Tool, sm.Model, sm.Usage), Used: sm.Usage != nil}
+}
+
 // Tree is what a session and its descendants cost.
 type Tree struct {
-	// USD sums the sessions whose cost is known.
-	USD float64 `json:"cost_usd"`
-	// Unpriced counts the sessions that used tokens of a model with no
-	// price: USD leaves them out.
-	Unpriced int `json:"unpriced_sessions,omitempty"`
+	// USD sums the sessions whose cost is known; nil when none is.
+	USD *float64
+	// Unpriced counts the sessions that recorded usage without a price:
+	// USD leaves them out.
+	Unpriced int
+}
+
+// Trees is what each session's tree cost, by session id: its own cost
+// plus its descendants' among sessions.
+func Trees(sessions []Priced) map[string]Tree {
+	parent := make(map[string]string, len(sessions))
+	for _, s := range sessions {
+		parent[s.ID] = s.ParentID
+	}
+	out := make(map[string]Tree, len(sessions))
+	for _, s := range sessions {
+		if !s.Used {
+			continue
+		}
+		// Up the ancestors; the bound stops a broken record's cycle.
+		for id, up := s.ID, 0; id != "" && up <= maxUp; id, up = parent[id], up+1 {
+			if _, ok := parent[id]; !ok {
+				break
+			}
+			tr := out[id]
+			if s.USD != nil {
+				tr.USD = ptr(deref(tr.USD) + *s.USD)
+			} else {
+				tr.Unpriced++
+			}
+			out[id] = tr
+		}
+	}
+	return out
 }
 
 // TreeOf is what the session id and its descendants among states cost.
 func (t Table) TreeOf(states []*session.State, id string) Tree {
-	byID := make(map[string]*session.State, len(states))
-	for _, st := range states {
-		byID[st.ID] = st
+	ps := make([]Priced, len(states))
+	for i, st := range states {
+		ps[i] = Priced{ID: st.ID, ParentID: st.ParentID, USD: t.Session(st), Used: st.Usage != nil}
 	}
-	var tr Tree
-	for _, d := range append(session.Descendants(session.Children(states), id), id) {
-		st, ok := byID[d]
-		if !ok || st.Usage == nil {
-			continue
-		}
-		if c := t.Session(st); c != nil {
-			tr.USD += *c
-		} else {
-			tr.Unpriced++
-		}
+	return Trees(ps)[id]
+}
+
+// maxUp bounds a walk up a tree: deeper than csa lets runs nest.
+const maxUp = 1000
+
+func ptr(f float64) *float64 { return &f }
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
 	}
-	return tr
+	return *f
 }

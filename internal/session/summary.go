@@ -30,6 +30,8 @@ type Summary struct {
 	Interactive bool // runs in a tmux pane (csa run -i)
 	// Change is the branch of a worktree run and its change's size.
 	Change *Change
+	// Usage is the tokens it reported, for its cost.
+	Usage *Usage
 }
 
 // Change is what listings show of a worktree run (Workspace).
@@ -44,7 +46,7 @@ func (st *State) Summarize() Summary {
 	return Summary{ID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ProjectRoot: st.ProjectRoot,
 		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
 		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason, Interactive: st.Interactive != nil,
-		Change: st.Workspace.change()}
+		Change: st.Workspace.change(), Usage: st.Usage}
 }
 
 func (ws *Workspace) change() *Change {
@@ -176,7 +178,7 @@ func (s *Store) saveCache(c summaryCache) {
 // numbers and the summary's fields, strings length-prefixed, numbers as
 // varints, times as Unix nanoseconds (0 for none). Hand-rolled: gob would
 // cost every csa start its package initialisation.
-const cacheVersion = 3
+const cacheVersion = 4
 
 func encodeCache(c summaryCache) []byte {
 	b := []byte{cacheVersion}
@@ -194,7 +196,7 @@ func encodeCache(c summaryCache) []byte {
 			b = binary.AppendVarint(b, unixNano(t))
 		}
 		// Flags: 1 an exit code follows, 2 interactive, 4 a change
-		// follows, 8 it is recorded.
+		// follows, 8 it is recorded, 16 usage follows.
 		var flags byte
 		if sm.ExitCode != nil {
 			flags |= 1
@@ -208,6 +210,9 @@ func encodeCache(c summaryCache) []byte {
 				flags |= 8
 			}
 		}
+		if sm.Usage != nil {
+			flags |= 16
+		}
 		b = append(b, flags)
 		if sm.ExitCode != nil {
 			b = binary.AppendVarint(b, int64(*sm.ExitCode))
@@ -217,6 +222,11 @@ func encodeCache(c summaryCache) []byte {
 			b = append(b, ch.Branch...)
 			for _, n := range []int{ch.Files, ch.Insertions, ch.Deletions} {
 				b = binary.AppendVarint(b, int64(n))
+			}
+		}
+		if u := sm.Usage; u != nil {
+			for _, n := range []int64{u.InputTokens, u.OutputTokens, u.CachedTokens} {
+				b = binary.AppendVarint(b, n)
 			}
 		}
 	}
@@ -254,6 +264,9 @@ func decodeCache(b []byte) (summaryCache, bool) {
 			ch := &Change{Branch: d.str(), Recorded: flags&8 != 0}
 			ch.Files, ch.Insertions, ch.Deletions = int(d.varint()), int(d.varint()), int(d.varint())
 			sm.Change = ch
+		}
+		if flags&16 != 0 {
+			sm.Usage = &Usage{InputTokens: d.varint(), OutputTokens: d.varint(), CachedTokens: d.varint()}
 		}
 		c[sm.ID] = e
 	}
