@@ -91,3 +91,11 @@ func TestTreeSumsDescendantsAndCountsUnpriced(t *testing.T) {
 		t.Errorf("unused leaf tree = %+v", tr)
 	}
 }
+
+func TestFormatKeepsCheapSessionsVisible(t *testing.T) {
+	for usd, want := range map[float64]string{0: "$0.00", 12.345: "$12.35", 0.01: "$0.01", 0.00141: "$0.0014", 0.000047: "$0.000047", 1e-12: "$0.0000000000"} {
+		if got := Format(usd); got != want {
+			t.Errorf("Format(%v) = %q, want %q", usd, got, want)
+		}
+	}
+}

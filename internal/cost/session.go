@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"math"
+
 	"github.com/csa-dev/csa/internal/agents"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -43,9 +45,16 @@ func (t Table) Of(model string, tok Tokens) (usd float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return (float64(tok.Input)*p.Input + float64(tok.Output)*p.Output +
-		float64(tok.CacheRead)*p.CacheRead + float64(tok.CacheWrite)*p.CacheWrite) / 1e6, true
+	return round((float64(tok.Input)*p.Input + float64(tok.Output)*p.Output +
+		float64(tok.CacheRead)*p.CacheRead + float64(tok.CacheWrite)*p.CacheWrite) / 1e6), true
 }
+
+// round keeps ten places of a USD amount: finer than any price, and sums
+// read 0.000226 rather than 0.00022600000000000002.
+func round(usd float64) float64 { return math.Round(usd*1e10) / 1e10 }
+
+// plus adds usd to a sum that may not have started.
+func plus(sum *float64, usd float64) *float64 { return ptr(round(deref(sum) + usd)) }
 
 // Session is what one session cost: nil when it recorded no usage or its
 // model has no price.
@@ -111,7 +120,7 @@ func Trees(sessions []Priced) map[string]Tree {
 			}
 			tr := out[id]
 			if s.USD != nil {
-				tr.USD = ptr(deref(tr.USD) + *s.USD)
+				tr.USD = plus(tr.USD, *s.USD)
 			} else {
 				tr.Unpriced++
 			}

@@ -51,7 +51,7 @@ func (v *View) costLines(checked string) string {
 	own := "no usage recorded"
 	switch {
 	case v.CostUSD != nil:
-		own = fmt.Sprintf("%s (%s)", cost.Format(*v.CostUSD), strconv.FormatFloat(*v.CostUSD, 'g', -1, 64))
+		own = fmt.Sprintf("%s (%s)", cost.Format(*v.CostUSD), strconv.FormatFloat(*v.CostUSD, 'f', -1, 64))
 	case v.PriceUnknown:
 		own = cost.Unknown + " for model " + strconv.Quote(v.Model)
 	}
