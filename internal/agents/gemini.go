@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 var geminiSpec = Spec{
@@ -174,7 +176,7 @@ func (p *geminiParser) Feed(line []byte) []Event {
 		evs = append(evs, p.addError(msg))
 	case "result":
 		if s := l.Stats; s != nil {
-			evs = append(evs, p.addUsage(s.InputTokens, s.OutputTokens, s.Cached))
+			evs = append(evs, p.addUsage(session.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CachedTokens: s.Cached}))
 		}
 		if l.Status == "error" {
 			p.failed = true

@@ -54,6 +54,14 @@ func TestSessionCostFollowsEachToolsWayOfCountingCachedInput(t *testing.T) {
 	if tok := TokensOf("codex", codex.Usage); tok != (Tokens{Input: 2000, Output: 500, CacheRead: 4000}) {
 		t.Errorf("codex tokens = %+v", tok)
 	}
+	// The model the program said it used is priced, not the alias asked
+	// for; cache writes at their own price: (1000*3 + 200*15 + 5000*0.3 +
+	// 2000*3.75) / 1e6.
+	reported := &session.State{Tool: "claude-code", Model: "sonnet", ProviderModel: "claude-sonnet-4-5-20250929",
+		Usage: &session.Usage{InputTokens: 1000, OutputTokens: 200, CachedTokens: 5000, CacheWriteTokens: 2000}}
+	if c := tab.Session(reported); c == nil || !near(*c, 0.015) {
+		t.Errorf("reported model cost = %v, want 0.015", c)
+	}
 	// Unknown model, no usage: no cost. No tokens used: nothing.
 	if c := tab.Session(&session.State{Tool: "claude-code", Model: "sonnet", Usage: claude.Usage}); c != nil {
 		t.Errorf("alias priced at %v", *c)

@@ -100,13 +100,13 @@ func (l *Line) add(t Table, st *session.Summary) {
 	if st.Usage == nil {
 		return
 	}
-	if c := t.Usage(st.Tool, st.Model, st.Usage); c != nil {
+	if c := t.Usage(st.Tool, Model(st.Model, st.ProviderModel), st.Usage); c != nil {
 		l.CostUSD = plus(l.CostUSD, *c)
 		return
 	}
 	l.Unpriced++
 	l.UnpricedTokens += tok.Total()
-	if m := modelKey(st.Model); !slices.Contains(l.UnpricedModels, m) {
+	if m := modelKey(Model(st.Model, st.ProviderModel)); !slices.Contains(l.UnpricedModels, m) {
 		l.UnpricedModels = append(l.UnpricedModels, m)
 		slices.Sort(l.UnpricedModels)
 	}
@@ -117,7 +117,7 @@ func keyOf(st *session.Summary, by By, loc *time.Location) string {
 	case ByTool:
 		return st.Tool
 	case ByModel:
-		return modelKey(st.Model)
+		return modelKey(Model(st.Model, st.ProviderModel))
 	case ByProject:
 		return st.ProjectRoot
 	}

@@ -31,7 +31,7 @@ func TokensOf(tool string, u *session.Usage) Tokens {
 	if u == nil {
 		return Tokens{}
 	}
-	t := Tokens{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CachedTokens}
+	t := Tokens{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CachedTokens, CacheWrite: u.CacheWriteTokens}
 	if spec, ok := agents.Lookup(tool); ok && spec.InputCountsCached {
 		t.Input = max(0, t.Input-t.CacheRead)
 	}
@@ -58,7 +58,18 @@ func plus(sum *float64, usd float64) *float64 { return ptr(round(deref(sum) + us
 
 // Session is what one session cost: nil when it recorded no usage or its
 // model has no price.
-func (t Table) Session(st *session.State) *float64 { return t.Usage(st.Tool, st.Model, st.Usage) }
+func (t Table) Session(st *session.State) *float64 {
+	return t.Usage(st.Tool, Model(st.Model, st.ProviderModel), st.Usage)
+}
+
+// Model is the model a session is priced as: the one its program said it
+// used, else the one csa asked for.
+func Model(asked, reported string) string {
+	if reported != "" {
+		return reported
+	}
+	return asked
+}
 
 // Usage is what a session of tool and model that recorded u cost: nil when
 // u is nil or the model has no price. A session that used no tokens cost
@@ -89,7 +100,7 @@ type Priced struct {
 
 // PricedOf is a listed session with its cost.
 func (t Table) PricedOf(sm *session.Summary) Priced {
-	return Priced{ID: sm.ID, ParentID: sm.ParentID, USD: t.Usage(sm.Tool, sm.Model, sm.Usage), Used: sm.Usage != nil}
+	return Priced{ID: sm.ID, ParentID: sm.ParentID, USD: t.Usage(sm.Tool, Model(sm.Model, sm.ProviderModel), sm.Usage), Used: sm.Usage != nil}
 }
 
 // Tree is what a session and its descendants cost.

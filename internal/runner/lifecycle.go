@@ -248,6 +248,9 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		if out.Usage != nil {
 			st.Usage = out.Usage
 		}
+		if out.Model != "" {
+			st.ProviderModel = out.Model
+		}
 		if res != nil && res.out != nil {
 			st.OutputBytes = res.out.total
 			st.OutputTruncated = res.out.truncated || res.err.truncated

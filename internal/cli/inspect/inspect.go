@@ -53,13 +53,17 @@ func (v *View) costLines(checked string) string {
 	case v.CostUSD != nil:
 		own = fmt.Sprintf("%s (%s)", cost.Format(*v.CostUSD), strconv.FormatFloat(*v.CostUSD, 'f', -1, 64))
 	case v.PriceUnknown:
-		own = cost.Unknown + " for model " + strconv.Quote(v.Model)
+		own = cost.Unknown + " for model " + strconv.Quote(cost.Model(v.Model, v.ProviderModel))
 	}
 	tree := "-"
 	if v.TreeCostUSD != nil {
 		tree = cost.Format(*v.TreeCostUSD)
 	}
-	if v.TreeUnpriced > 0 {
+	switch v.TreeUnpriced {
+	case 0:
+	case 1:
+		tree += " (and 1 session at " + cost.Unknown + ")"
+	default:
 		tree += fmt.Sprintf(" (and %d sessions at %s)", v.TreeUnpriced, cost.Unknown)
 	}
 	return fmt.Sprintf("# cost: %s; with its descendants: %s (list prices checked %s)\n", own, tree, checked)
