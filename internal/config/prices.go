@@ -49,7 +49,10 @@ func dedupe(ps []problem) []problem {
 
 // PriceTable is the built-in price table with the configured prices over
 // it.
-func (c *Config) PriceTable() cost.Table {
+func (c *Config) PriceTable() cost.Table { return cost.Default().With(c.PriceOverrides()) }
+
+// PriceOverrides are the configured prices, cache prices filled in.
+func (c *Config) PriceOverrides() map[string]cost.Price {
 	over := make(map[string]cost.Price, len(c.Prices))
 	for model, p := range c.Prices {
 		if p.Input == nil || p.Output == nil {
@@ -64,5 +67,5 @@ func (c *Config) PriceTable() cost.Table {
 		}
 		over[model] = price
 	}
-	return cost.Default().With(over)
+	return over
 }

@@ -93,11 +93,12 @@ const (
 	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
 	FailAuth        = "auth"            // the provider refused the credentials
 	FailRefused     = "refused"         // a pre_session or pre_run hook refused the run
+	FailBudget      = "budget_exceeded" // the run's tree cost more than its --max-cost
 )
 
 // FailureClasses lists every class, in the order docs/using.md gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
-	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused}
+	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused, FailBudget}
 
 // RateLimited reports whether a failure class means the provider is
 // limiting the account: a reason to fail over to another model.
