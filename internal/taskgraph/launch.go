@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ type Launcher struct {
 }
 
 // Launch runs `csa run --detach --json --session-id ID [--wait] [--tool
-// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--isolate W] [--timeout D] [--worktree=B] -` with the prompt on
+// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--isolate W] [--timeout D] [--max-cost USD] [--worktree=B] -` with the prompt on
 // stdin (no size limit, not in ps). queue adds --wait: it queues for a
 // slot of the tool (tools.NAME.max_concurrent). The caller chose id and
 // recorded it before: an error that Is ErrSessionExists means an earlier
@@ -43,6 +44,9 @@ func (l *Launcher) Launch(ctx context.Context, id string, s Spec, queue bool) er
 	}
 	if s.Timeout > 0 {
 		args = append(args, "--timeout", s.Timeout.String())
+	}
+	if s.MaxCostUSD > 0 {
+		args = append(args, "--max-cost", strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64))
 	}
 	if s.Worktree != nil {
 		args = append(args, fmt.Sprintf("--worktree=%t", *s.Worktree))
