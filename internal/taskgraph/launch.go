@@ -110,6 +110,9 @@ type CSA struct {
 	// Isolate, when set, is what tasks that do not say confine (csa run
 	// --isolate).
 	Isolate string
+	// MaxCostUSD is the budget of tasks that have none (csa run
+	// --max-cost); 0 for no limit.
+	MaxCostUSD float64
 }
 
 // Start launches t's run as session id, queueing for a slot of its tool.
@@ -123,6 +126,9 @@ func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
 	}
 	if s.Isolate == "" {
 		s.Isolate = c.Isolate
+	}
+	if s.MaxCostUSD == 0 {
+		s.MaxCostUSD = c.MaxCostUSD
 	}
 	return c.Launch(ctx, id, s, true)
 }
