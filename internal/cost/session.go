@@ -161,3 +161,29 @@ func deref(f *float64) float64 {
 	}
 	return *f
 }
+
+// View is what a session cost as csa inspect --json gives it (and csa ps
+// --json, in its row).
+type View struct {
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// PriceUnknown: it used tokens of a model without a price.
+	PriceUnknown bool `json:"price_unknown,omitempty"`
+	// TreeCostUSD sums it with its descendants among the sessions given,
+	// leaving out the TreeUnpriced ones whose model has no price.
+	TreeCostUSD  *float64 `json:"tree_cost_usd,omitempty"`
+	TreeUnpriced int      `json:"tree_unpriced_sessions,omitempty"`
+}
+
+// ViewOf is what st and its descendants among others cost (others may
+// hold st itself: its own record is the one used).
+func (t Table) ViewOf(st *session.State, others []*session.Summary) View {
+	own := Priced{ID: st.ID, ParentID: st.ParentID, USD: t.Session(st), Used: st.Usage != nil}
+	priced := []Priced{own}
+	for _, sm := range others {
+		if sm.ID != st.ID {
+			priced = append(priced, t.PricedOf(sm))
+		}
+	}
+	tr := Trees(priced)[st.ID]
+	return View{CostUSD: own.USD, PriceUnknown: own.USD == nil && own.Used, TreeCostUSD: tr.USD, TreeUnpriced: tr.Unpriced}
+}

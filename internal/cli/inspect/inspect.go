@@ -25,25 +25,19 @@ type View struct {
 	// Hooks are the session's hook and prompt guard events, in order.
 	Hooks []events.Event `json:"hooks"`
 	// What it cost, as csa ps --json gives it (internal/cost).
-	CostUSD      *float64 `json:"cost_usd,omitempty"`
-	PriceUnknown bool     `json:"price_unknown,omitempty"`
-	TreeCostUSD  *float64 `json:"tree_cost_usd,omitempty"`
-	TreeUnpriced int      `json:"tree_unpriced_sessions,omitempty"`
+	cost.View
 }
 
 // addCost gives v what its session and its tree in store cost.
 func (v *View) addCost(store *session.Store, prices cost.Table) {
-	own := cost.Priced{ID: v.ID, ParentID: v.ParentID, USD: prices.Session(v.State), Used: v.Usage != nil}
-	v.CostUSD, v.PriceUnknown = own.USD, own.USD == nil && own.Used
-	priced := []cost.Priced{own}
 	ents, _ := store.Summaries() // without the others, the tree is the session alone
+	var others []*session.Summary
 	for _, e := range ents {
-		if e.Summary != nil && e.Summary.ID != v.ID {
-			priced = append(priced, prices.PricedOf(e.Summary))
+		if e.Summary != nil {
+			others = append(others, e.Summary)
 		}
 	}
-	tr := cost.Trees(priced)[v.ID]
-	v.TreeCostUSD, v.TreeUnpriced = tr.USD, tr.Unpriced
+	v.View = prices.ViewOf(v.State, others)
 }
 
 // costLines say what v cost, as TOML comments after its state file.
