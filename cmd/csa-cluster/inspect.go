@@ -9,6 +9,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
 	"github.com/csa-dev/csa/internal/cluster"
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -22,6 +23,9 @@ type inspectView struct {
 	Worker string         `json:"worker"`
 	Remote cluster.Remote `json:"remote"`
 	Hooks  []events.Event `json:"hooks"`
+	// What it cost; its tree is the session alone: the runs it started
+	// are its worker's.
+	cost.View
 }
 
 // lookRemote reads session id's record, reaped: a session whose worker's
@@ -75,7 +79,8 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 			orNone(r.Remote.Worker), orNone(r.Remote.Host), orNone(r.Remote.LocalID), b)
 		return nil
 	}
-	v := inspectView{State: &r.State, Worker: r.Remote.Worker, Remote: r.Remote, Hooks: []events.Event{}}
+	v := inspectView{State: &r.State, Worker: r.Remote.Worker, Remote: r.Remote, Hooks: []events.Event{},
+		View: cfg.PriceTable().ViewOf(&r.State, nil)}
 	err = c.Replay(ctx, r.ID, cluster.OutputSubject(r.ID), false, nil, func(line []byte) error {
 		var ev events.Event
 		if json.Unmarshal(line, &ev) == nil && (ev.Type == events.Hook || ev.Type == events.PromptGuard) {

@@ -67,8 +67,10 @@ type Invocation struct {
 type Outcome struct {
 	Result            string
 	ProviderSessionID string
-	Usage             *session.Usage
-	Failure           *session.Failure
+	// Model is the model the program said it used; "" when it did not.
+	Model   string
+	Usage   *session.Usage
+	Failure *session.Failure
 }
 
 // Parser turns the program's stdout, line by line, into normalised events.

@@ -3,6 +3,8 @@ package agents
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 var claudeCodeSpec = Spec{
@@ -75,6 +77,8 @@ type claudeUsage struct {
 	InputTokens          int64 `json:"input_tokens"`
 	OutputTokens         int64 `json:"output_tokens"`
 	CacheReadInputTokens int64 `json:"cache_read_input_tokens"`
+	// Written to the cache: billed above the input price.
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
 type claudeLine struct {
@@ -146,7 +150,9 @@ func (p *claudeParser) Feed(line []byte) []Event {
 	case "result":
 		p.gotResult = true
 		if l.Usage != nil {
-			evs = append(evs, p.addUsage(l.Usage.InputTokens, l.Usage.OutputTokens, l.Usage.CacheReadInputTokens))
+			u := l.Usage
+			evs = append(evs, p.addUsage(session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+				CachedTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}))
 		}
 		if l.Result != nil {
 			p.result = tail(*l.Result)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 var codexSpec = Spec{
@@ -13,6 +15,7 @@ var codexSpec = Spec{
 	Program:           Program{Name: "codex", Package: "@openai/codex"},
 	ACP:               &Program{Name: "codex-acp", Package: "@zed-industries/codex-acp"},
 	Family:            FamilyOpenAI,
+	InputCountsCached: true,
 	InitialEstimateMB: 4096,
 	StateDirs:         []string{".codex"},
 	Credentials:       []string{".codex/auth.json"},
@@ -102,7 +105,7 @@ func (p *codexParser) Feed(line []byte) []Event {
 		evs = append(evs, p.item(l.Item)...)
 	case "turn.completed":
 		if u := l.Usage; u != nil {
-			evs = append(evs, p.addUsage(u.InputTokens, u.OutputTokens, u.CachedInputTokens))
+			evs = append(evs, p.addUsage(session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedInputTokens}))
 		}
 	case "turn.failed":
 		p.failed = true

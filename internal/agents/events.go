@@ -88,6 +88,7 @@ type Unparsed struct {
 // stream holds what every parser accumulates.
 type stream struct {
 	sessionID string
+	model     string // as the program named it
 	usage     *session.Usage
 	errors    []string
 	status    int // HTTP status of the provider error the program reported
@@ -143,6 +144,9 @@ func appendTail(b *strings.Builder, t string) {
 }
 
 func (s *stream) setSession(id, model string) []Event {
+	if model != "" {
+		s.model = model
+	}
 	if id == "" || id == s.sessionID {
 		return nil
 	}
@@ -150,14 +154,15 @@ func (s *stream) setSession(id, model string) []Event {
 	return []Event{{EvSession, SessionEvent{ID: id, Model: model}}}
 }
 
-func (s *stream) addUsage(in, out, cached int64) Event {
+func (s *stream) addUsage(u session.Usage) Event {
 	if s.usage == nil {
 		s.usage = &session.Usage{}
 	}
-	s.usage.InputTokens += in
-	s.usage.OutputTokens += out
-	s.usage.CachedTokens += cached
-	return Event{EvUsage, session.Usage{InputTokens: in, OutputTokens: out, CachedTokens: cached}}
+	s.usage.InputTokens += u.InputTokens
+	s.usage.OutputTokens += u.OutputTokens
+	s.usage.CachedTokens += u.CachedTokens
+	s.usage.CacheWriteTokens += u.CacheWriteTokens
+	return Event{EvUsage, u}
 }
 
 func (s *stream) addError(msg string) Event { return s.addErrorStatus(msg, 0) }
@@ -181,7 +186,7 @@ func (s *stream) addErrorStatus(msg string, status int) Event {
 func (s *stream) finish(result string, exit int, stderr string, failed bool) Outcome {
 	// Trailing newlines are how streams end lines, not part of the answer.
 	result = strings.TrimRight(tail(result), " \t\r\n")
-	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Usage: s.usage}
+	o := Outcome{Result: result, ProviderSessionID: s.sessionID, Model: s.model, Usage: s.usage}
 	evidence := strings.Join(append(append([]string(nil), s.errors...), stderr), "\n")
 	switch {
 	case exit != 0 || failed || (strings.TrimSpace(result) == "" && len(s.errors) > 0):

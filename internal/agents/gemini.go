@@ -6,12 +6,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 var geminiSpec = Spec{
 	Tool:              GeminiCLI,
 	Program:           Program{Name: "gemini", Package: "@google/gemini-cli"},
 	Family:            FamilyGoogle,
+	InputCountsCached: true,
 	InitialEstimateMB: 1024,
 	StateDirs:         []string{".gemini"},
 	Credentials:       []string{".gemini/oauth_creds.json"},
@@ -173,7 +176,7 @@ func (p *geminiParser) Feed(line []byte) []Event {
 		evs = append(evs, p.addError(msg))
 	case "result":
 		if s := l.Stats; s != nil {
-			evs = append(evs, p.addUsage(s.InputTokens, s.OutputTokens, s.Cached))
+			evs = append(evs, p.addUsage(session.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CachedTokens: s.Cached}))
 		}
 		if l.Status == "error" {
 			p.failed = true

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/csa-dev/csa/internal/session"
 )
 
 var opencodeSpec = Spec{
@@ -76,7 +78,8 @@ type opencodeLine struct {
 			Input  int64 `json:"input"`
 			Output int64 `json:"output"`
 			Cache  struct {
-				Read int64 `json:"read"`
+				Read  int64 `json:"read"`
+				Write int64 `json:"write"`
 			} `json:"cache"`
 		} `json:"tokens"`
 	} `json:"part"`
@@ -147,7 +150,7 @@ func (p *opencodeParser) Feed(line []byte) []Event {
 	case "step_finish":
 		if part != nil && part.Tokens != nil {
 			t := part.Tokens
-			evs = append(evs, p.addUsage(t.Input, t.Output, t.Cache.Read))
+			evs = append(evs, p.addUsage(session.Usage{InputTokens: t.Input, OutputTokens: t.Output, CachedTokens: t.Cache.Read, CacheWriteTokens: t.Cache.Write}))
 		}
 	case "error":
 		p.failed = true

@@ -54,6 +54,11 @@ type Spec struct {
 	ConfigEndpoints func(EndpointEnv) []string
 	// MCPClient: the program takes MCP servers csa gives it for a run.
 	MCPClient bool
+	// InputCountsCached: the input tokens the program reports include
+	// those read from the provider's cache (OpenAI's and Gemini's way);
+	// otherwise they are only the uncached ones (Anthropic's way). What a
+	// session cost depends on it (internal/cost).
+	InputCountsCached bool
 	// Adapter drives it headless.
 	Adapter Adapter
 	// Interactive builds its interactive interface (csa run -i).

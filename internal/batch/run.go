@@ -52,6 +52,7 @@ func Run(ctx context.Context, s *Store, id string, a taskgraph.Agents, o Options
 		if gt.Isolate == "" {
 			gt.Isolate = b.Isolate
 		}
+		gt.MaxCostUSD = b.MaxCostUSD
 		if p := prog[t.ID]; p != nil && (p.Outcome == nil || p.Outcome.OK) {
 			gt.Session, gt.Started, gt.Done = p.Session, p.Started, p.Outcome != nil
 		}

@@ -40,7 +40,9 @@ type Batch struct {
 	// Isolate is what each task that does not say confines (csa batch
 	// --isolate, as csa run --isolate takes it); "" csa run's defaults.
 	Isolate string `json:"isolate,omitempty"`
-	Tasks   []Task `json:"tasks"`
+	// MaxCostUSD is each task's run's budget (csa batch --max-cost).
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	Tasks      []Task  `json:"tasks"`
 	// RawBytes keeps the exact bytes of the prompts and paths above that
 	// are not UTF-8 (internal/verbatim): a resumed batch runs them as given.
 	RawBytes map[string]string `json:"raw_bytes,omitempty"`

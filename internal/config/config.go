@@ -46,6 +46,9 @@ type Config struct {
 	// Cluster is the NATS JetStream cluster of csa run --remote and csa
 	// worker.
 	Cluster ClusterConfig `toml:"cluster"`
+	// Prices override or add to the built-in price table by model name
+	// (internal/cost).
+	Prices map[string]PriceConfig `toml:"prices"`
 }
 
 // InteractiveConfig tunes interactive sessions and their classifier.
@@ -257,6 +260,7 @@ func Default() Config {
 		Sandbox:  SandboxConfig{Mode: sandbox.BestEffort},
 		Tiers:    map[string]TierConfig{},
 		Aliases:  map[string]string{},
+		Prices:   map[string]PriceConfig{},
 		Failover: FailoverConfig{Retries: 2, Backoff: Duration(2 * time.Second), Cooldown: Duration(60 * time.Second), AgentRetries: 2},
 		Review:   ReviewConfig{Reviewers: 2, Consensus: "majority", Weights: map[string]float64{}},
 		Interactive: InteractiveConfig{

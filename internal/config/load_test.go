@@ -413,7 +413,7 @@ func TestMapJSON(t *testing.T) {
 	}
 	want := `{"aliases":{},"cluster":{"credentials":"","default":"local","remote":"","tls_ca":"","tls_cert":"","tls_key":"","url":""},"defaults":{"idle_timeout":"","kill_grace":"5s","timeout":"","tool":"","worktree":false,"worktree_branch":"csa/{id}","worktree_submodules":false},` +
 		`"failover":{"agent_retries":2,"backoff":"2s","cooldown":"1m0s","retries":2},` +
-		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"mcp":{"enabled":true,"idle_exit":"10m0s","servers":{}},"output":{"max_log_bytes":1073741824},` +
+		`"gc":{"max_age_days":30},"interactive":{"grace":"5s","height":50,"quiet":"3s","stuck_after":"5m0s","width":200},"max_recursion_depth":5,"mcp":{"enabled":true,"idle_exit":"10m0s","servers":{}},"output":{"max_log_bytes":1073741824},"prices":{},` +
 		`"resources":{"enforcement_mode":"BestEffort","initial_estimates":{"claude-code":4096,"codex":4096,"csa-agent":512,"gemini-cli":1024,"opencode":1536},` +
 		`"memory_max_mb":0,"memory_swap_max_mb":0,"min_free_memory_mb":512,"pids_max":0,"sample_interval":"500ms","sandbox":"auto"},` +
 		`"review":{"consensus":"majority","reviewers":2,"weights":{}},"sandbox":{"allow_hosts":[],"allow_write":[],"deny_read":[],"fs":false,"mode":"best-effort","net":false},"tiers":{},` +

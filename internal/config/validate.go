@@ -138,6 +138,7 @@ func (c *Config) validate() []problem {
 		}
 	}
 	ps = append(ps, c.validateMCP()...)
+	ps = append(ps, c.validatePrices()...)
 	ps = append(ps, c.validateCluster()...)
 	r := c.Resources
 	for k, v := range map[string]int64{"memory_max_mb": r.MemoryMaxMB, "memory_swap_max_mb": r.MemorySwapMaxMB, "pids_max": r.PidsMax, "min_free_memory_mb": r.MinFreeMemoryMB} {

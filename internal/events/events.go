@@ -26,8 +26,11 @@ const (
 	ProcessExited  = "process.exited"
 	SignalSent     = "signal.sent"
 	TimeoutHit     = "timeout"
-	SessionEnded   = "session.ended"
-	Warning        = "warning"
+	// BudgetHit: the run's tree passed its --max-cost {max_cost_usd,
+	// reason}.
+	BudgetHit    = "budget"
+	SessionEnded = "session.ended"
+	Warning      = "warning"
 	// SandboxDenied is a connection the run's egress proxy refused:
 	// {host, port, proto, operation, reason}.
 	SandboxDenied = "sandbox.denied"

@@ -60,6 +60,9 @@ type life struct {
 	// address set), egress the run's own proxy (nil for none).
 	policy *sandbox.Policy
 	egress *egressProxy
+	// budget follows the tree's cost of a run with --max-cost; nil for
+	// none.
+	budget *budget
 }
 
 // ending records why csa itself stopped the program.
@@ -89,6 +92,9 @@ func (s *Supervisor) begin(run *Run, created map[string]any) (*life, error) {
 		return nil, err
 	}
 	l := &life{s: s, run: run, ev: ev, giveUp: make(chan *ending, 1), full: make(chan *ending, 1)}
+	if run.State != nil {
+		l.budget = newBudget(run.Spec, run.State.Model)
+	}
 	ev.OnFailure(l.noSpace)
 	// Space for the state that ends the run, should the disk fill up: if
 	// none can be had now, the end is recorded when there is room.
@@ -247,6 +253,9 @@ func (l *life) finish(ps *os.ProcessState, end *ending, out agents.Outcome, res 
 		}
 		if out.Usage != nil {
 			st.Usage = out.Usage
+		}
+		if out.Model != "" {
+			st.ProviderModel = out.Model
 		}
 		if res != nil && res.out != nil {
 			st.OutputBytes = res.out.total

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/csa-dev/csa/internal/agents"
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/gittree"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -51,6 +52,9 @@ type Request struct {
 	ACPArgs    []string // its arguments (csa-agent's --acp)
 	// GiveUpAfterRetries: see Spec.
 	GiveUpAfterRetries int
+	// MaxCostUSD and Prices: see Spec.
+	MaxCostUSD float64
+	Prices     map[string]cost.Price
 	// MCP are the MCP servers given to the program (csa's hub), nil for
 	// none; MCPWarning tells why a run that should have had them has not.
 	MCP        []agents.MCPServer
@@ -280,6 +284,7 @@ func finishPrepare(store *session.Store, st *session.State, req Request, inv age
 		Cwd: req.Cwd, Timeout: req.Timeout, IdleTimeout: req.IdleTimeout, Grace: req.Grace,
 		MaxLogBytes: req.MaxLogBytes, Detached: req.Detached, Sandbox: req.Sandbox,
 		ACP: acpSpec(req, req.resume), GiveUpAfterRetries: req.GiveUpAfterRetries,
+		MaxCostUSD: req.MaxCostUSD, Prices: req.Prices,
 		Hooks: req.Hooks, Prelude: append(append([]runhooks.Result(nil), req.Inherited...), prelude...),
 	}
 	if req.MCPWarning != "" {

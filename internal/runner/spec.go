@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/csaenv"
 	"github.com/csa-dev/csa/internal/fsutil"
 	"github.com/csa-dev/csa/internal/interactive"
@@ -57,6 +58,10 @@ type Spec struct {
 	// retried a rate-limited request this many times in a row (0: never):
 	// a tier fails over sooner than the program would give up.
 	GiveUpAfterRetries int `json:"give_up_after_retries,omitempty"`
+	// MaxCostUSD stops the run, budget_exceeded, once its tree has cost
+	// more (0: no limit), priced by the built-in table under Prices.
+	MaxCostUSD float64               `json:"max_cost_usd,omitempty"`
+	Prices     map[string]cost.Price `json:"prices,omitempty"`
 	// Warnings are recorded as warning events when the run starts (what
 	// csa run decided before the session existed, as a missing MCP hub).
 	Warnings []string `json:"warnings,omitempty"`

@@ -156,6 +156,9 @@ func (l *life) observe(e agents.Event) {
 	l.observed.Lock()
 	defer l.observed.Unlock()
 	l.ev.Emit(e.Type, e.Data)
+	if l.budget != nil {
+		l.budget.note(e)
+	}
 	switch d := e.Data.(type) {
 	case agents.Text:
 		if e.Type == agents.EvText && l.s.Stdout != nil {

@@ -69,6 +69,12 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 	}
 	poll := time.NewTicker(killPoll)
 	defer poll.Stop()
+	var spend <-chan time.Time
+	if l.budget != nil {
+		t := time.NewTicker(budgetPoll)
+		defer t.Stop()
+		spend = t.C
+	}
 	var tick <-chan time.Time
 	if o.tick != nil {
 		t := time.NewTicker(o.tickEvery)
@@ -109,6 +115,11 @@ func (l *life) watch(ctx context.Context, o watchOpts) (*ending, bool) {
 		case <-poll.C:
 			if why = l.killedEarly(); why != nil {
 				poll.Stop()
+			}
+		case <-spend:
+			if why = l.budget.check(l.s.Store, sp.SessionID, sp.Tool); why != nil {
+				spend = nil
+				l.ev.Emit(events.BudgetHit, map[string]any{"max_cost_usd": sp.MaxCostUSD, "reason": why.message})
 			}
 		case e := <-l.giveUp:
 			why, l.abandoned = e, true

@@ -67,6 +67,9 @@ type Usage struct {
 	InputTokens  int64 `toml:"input_tokens" json:"input_tokens"`
 	OutputTokens int64 `toml:"output_tokens" json:"output_tokens"`
 	CachedTokens int64 `toml:"cached_tokens,omitempty" json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are input tokens written to the provider's cache,
+	// for programs that report them apart (Claude Code, opencode).
+	CacheWriteTokens int64 `toml:"cache_write_tokens,omitempty" json:"cache_write_tokens,omitempty"`
 }
 
 // Failure says why a run did not succeed, in a class scripts can branch on.
@@ -90,11 +93,12 @@ const (
 	FailQuota       = "quota_exhausted" // the account's quota or credit is used up
 	FailAuth        = "auth"            // the provider refused the credentials
 	FailRefused     = "refused"         // a pre_session or pre_run hook refused the run
+	FailBudget      = "budget_exceeded" // the run's tree cost more than its --max-cost
 )
 
 // FailureClasses lists every class, in the order docs/using.md gives them.
 var FailureClasses = []string{FailRateLimited, FailQuota, FailAuth, FailCrashed, FailTimeout, FailNoResult,
-	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused}
+	FailInterrupted, FailKilled, FailStart, FailOOM, FailNoSpace, FailRefused, FailBudget}
 
 // RateLimited reports whether a failure class means the provider is
 // limiting the account: a reason to fail over to another model.
@@ -147,10 +151,13 @@ type State struct {
 
 	Result            string `toml:"result,omitempty" json:"result,omitempty"`
 	ProviderSessionID string `toml:"provider_session_id,omitempty" json:"provider_session_id,omitempty"`
-	Usage             *Usage `toml:"usage,omitempty" json:"usage,omitempty"`
-	OutputBytes       int64  `toml:"output_bytes" json:"output_bytes"`
-	OutputTruncated   bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
-	Turns             int    `toml:"turns,omitempty" json:"turns,omitempty"`
+	// ProviderModel is the model the program said it used, when it says
+	// (Model is what csa asked for, "" for the program's default).
+	ProviderModel   string `toml:"provider_model,omitempty" json:"provider_model,omitempty"`
+	Usage           *Usage `toml:"usage,omitempty" json:"usage,omitempty"`
+	OutputBytes     int64  `toml:"output_bytes" json:"output_bytes"`
+	OutputTruncated bool   `toml:"output_truncated,omitempty" json:"output_truncated,omitempty"`
+	Turns           int    `toml:"turns,omitempty" json:"turns,omitempty"`
 	// AgentRetries counts the model requests the agent retried by itself
 	// in the last turn (as it reported them).
 	AgentRetries int `toml:"agent_retries,omitempty" json:"agent_retries,omitempty"`

@@ -30,6 +30,10 @@ type Summary struct {
 	Interactive bool // runs in a tmux pane (csa run -i)
 	// Change is the branch of a worktree run and its change's size.
 	Change *Change
+	// Usage is the tokens it reported and ProviderModel the model it said
+	// it used, for its cost.
+	Usage         *Usage
+	ProviderModel string
 }
 
 // Change is what listings show of a worktree run (Workspace).
@@ -44,7 +48,7 @@ func (st *State) Summarize() Summary {
 	return Summary{ID: st.ID, Tool: st.Tool, Model: st.Model, Status: st.Status, ProjectRoot: st.ProjectRoot,
 		Depth: st.Depth, ParentID: st.ParentID, CreatedAt: st.CreatedAt, StartedAt: st.StartedAt,
 		EndedAt: st.EndedAt, ExitCode: st.ExitCode, Reason: st.Reason, Interactive: st.Interactive != nil,
-		Change: st.Workspace.change()}
+		Change: st.Workspace.change(), Usage: st.Usage, ProviderModel: st.ProviderModel}
 }
 
 func (ws *Workspace) change() *Change {
@@ -176,7 +180,7 @@ func (s *Store) saveCache(c summaryCache) {
 // numbers and the summary's fields, strings length-prefixed, numbers as
 // varints, times as Unix nanoseconds (0 for none). Hand-rolled: gob would
 // cost every csa start its package initialisation.
-const cacheVersion = 3
+const cacheVersion = 5
 
 func encodeCache(c summaryCache) []byte {
 	b := []byte{cacheVersion}
@@ -185,7 +189,7 @@ func encodeCache(c summaryCache) []byte {
 		b = binary.AppendVarint(b, e.Ino)
 		b = binary.AppendVarint(b, e.Size)
 		b = binary.AppendVarint(b, e.ModNano)
-		for _, str := range []string{sm.ID, sm.Tool, sm.Model, string(sm.Status), sm.ProjectRoot, sm.ParentID, sm.Reason} {
+		for _, str := range []string{sm.ID, sm.Tool, sm.Model, string(sm.Status), sm.ProjectRoot, sm.ParentID, sm.Reason, sm.ProviderModel} {
 			b = binary.AppendUvarint(b, uint64(len(str)))
 			b = append(b, str...)
 		}
@@ -194,7 +198,7 @@ func encodeCache(c summaryCache) []byte {
 			b = binary.AppendVarint(b, unixNano(t))
 		}
 		// Flags: 1 an exit code follows, 2 interactive, 4 a change
-		// follows, 8 it is recorded.
+		// follows, 8 it is recorded, 16 usage follows.
 		var flags byte
 		if sm.ExitCode != nil {
 			flags |= 1
@@ -208,6 +212,9 @@ func encodeCache(c summaryCache) []byte {
 				flags |= 8
 			}
 		}
+		if sm.Usage != nil {
+			flags |= 16
+		}
 		b = append(b, flags)
 		if sm.ExitCode != nil {
 			b = binary.AppendVarint(b, int64(*sm.ExitCode))
@@ -217,6 +224,11 @@ func encodeCache(c summaryCache) []byte {
 			b = append(b, ch.Branch...)
 			for _, n := range []int{ch.Files, ch.Insertions, ch.Deletions} {
 				b = binary.AppendVarint(b, int64(n))
+			}
+		}
+		if u := sm.Usage; u != nil {
+			for _, n := range []int64{u.InputTokens, u.OutputTokens, u.CachedTokens, u.CacheWriteTokens} {
+				b = binary.AppendVarint(b, n)
 			}
 		}
 	}
@@ -234,7 +246,7 @@ func decodeCache(b []byte) (summaryCache, bool) {
 		sm := &e.Summary
 		e.Ino, e.Size, e.ModNano = d.varint(), d.varint(), d.varint()
 		var status string
-		for _, p := range []*string{&sm.ID, &sm.Tool, &sm.Model, &status, &sm.ProjectRoot, &sm.ParentID, &sm.Reason} {
+		for _, p := range []*string{&sm.ID, &sm.Tool, &sm.Model, &status, &sm.ProjectRoot, &sm.ParentID, &sm.Reason, &sm.ProviderModel} {
 			*p = d.str()
 		}
 		sm.Status = Status(status)
@@ -254,6 +266,9 @@ func decodeCache(b []byte) (summaryCache, bool) {
 			ch := &Change{Branch: d.str(), Recorded: flags&8 != 0}
 			ch.Files, ch.Insertions, ch.Deletions = int(d.varint()), int(d.varint()), int(d.varint())
 			sm.Change = ch
+		}
+		if flags&16 != 0 {
+			sm.Usage = &Usage{InputTokens: d.varint(), OutputTokens: d.varint(), CachedTokens: d.varint(), CacheWriteTokens: d.varint()}
 		}
 		c[sm.ID] = e
 	}

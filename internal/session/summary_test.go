@@ -19,6 +19,8 @@ func TestSummaryCacheRoundTrip(t *testing.T) {
 			Change: &Change{Branch: "csa/01M80M4HCH", Recorded: true, Files: 2, Insertions: 30, Deletions: 1}}},
 		"01M80M4HCH8JGS3NVNKC0K0PM6": {Summary: Summary{ID: "01M80M4HCH8JGS3NVNKC0K0PM6", Status: Crashed,
 			Change: &Change{Branch: "csa/x"}}},
+		"01M80M4HCH8JGS3NVNKC0K0PM7": {Summary: Summary{ID: "01M80M4HCH8JGS3NVNKC0K0PM7", Status: Completed,
+			Usage: &Usage{InputTokens: 1 << 40, OutputTokens: 7, CachedTokens: 300, CacheWriteTokens: 9}, ProviderModel: "claude-x"}},
 	}
 	got, ok := decodeCache(encodeCache(c))
 	if !ok || !reflect.DeepEqual(got, c) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ type Launcher struct {
 }
 
 // Launch runs `csa run --detach --json --session-id ID [--wait] [--tool
-// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--isolate W] [--timeout D] [--worktree=B] -` with the prompt on
+// T] [--tier X] [--model M] [--cd D] [--worktree-base R] [--isolate W] [--timeout D] [--max-cost USD] [--worktree=B] -` with the prompt on
 // stdin (no size limit, not in ps). queue adds --wait: it queues for a
 // slot of the tool (tools.NAME.max_concurrent). The caller chose id and
 // recorded it before: an error that Is ErrSessionExists means an earlier
@@ -43,6 +44,9 @@ func (l *Launcher) Launch(ctx context.Context, id string, s Spec, queue bool) er
 	}
 	if s.Timeout > 0 {
 		args = append(args, "--timeout", s.Timeout.String())
+	}
+	if s.MaxCostUSD > 0 {
+		args = append(args, "--max-cost", strconv.FormatFloat(s.MaxCostUSD, 'f', -1, 64))
 	}
 	if s.Worktree != nil {
 		args = append(args, fmt.Sprintf("--worktree=%t", *s.Worktree))
@@ -106,6 +110,9 @@ type CSA struct {
 	// Isolate, when set, is what tasks that do not say confine (csa run
 	// --isolate).
 	Isolate string
+	// MaxCostUSD is the budget of tasks that have none (csa run
+	// --max-cost); 0 for no limit.
+	MaxCostUSD float64
 }
 
 // Start launches t's run as session id, queueing for a slot of its tool.
@@ -119,6 +126,9 @@ func (c *CSA) Start(ctx context.Context, t *Task, id string) error {
 	}
 	if s.Isolate == "" {
 		s.Isolate = c.Isolate
+	}
+	if s.MaxCostUSD == 0 {
+		s.MaxCostUSD = c.MaxCostUSD
 	}
 	return c.Launch(ctx, id, s, true)
 }

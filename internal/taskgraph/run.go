@@ -27,6 +27,9 @@ type Spec struct {
 	// Isolate, when set, is what the run confines (csa run --isolate: fs,
 	// net, fs,net or none); "" leaves it to csa's configuration.
 	Isolate string
+	// MaxCostUSD stops the run once it and the runs it started cost more
+	// (csa run --max-cost); 0 for no limit.
+	MaxCostUSD float64
 }
 
 // Task is a node of the graph with its run and what earlier runs left.

@@ -132,7 +132,7 @@ func (r *runtime) agent(ctx context.Context, s *Step, tool, prompt string, res *
 		}
 	}
 	l := taskgraph.Launcher{Exe: r.env.Exe, Env: r.childEnv(res.Key), Dir: r.info.Dir, Grace: r.env.Grace}
-	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout, Worktree: worktree, WorktreeBase: base, Isolate: isolate}, false)
+	err := l.Launch(ctx, sid, taskgraph.Spec{Prompt: prompt, Tool: tool, Tier: tier, Model: model, Timeout: timeout, Worktree: worktree, WorktreeBase: base, Isolate: isolate, MaxCostUSD: r.info.Plan.MaxCostUSD}, false)
 	var child *taskgraph.ChildError
 	switch {
 	case errors.Is(err, taskgraph.ErrSessionExists):

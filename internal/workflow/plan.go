@@ -128,10 +128,13 @@ type Plan struct {
 	Worktree    bool   `json:"worktree,omitempty"` // agent steps in worktrees of their own
 	// Isolate is what agent steps that do not say confine: csa workflow
 	// run --isolate, else the front matter's ("" csa run's defaults).
-	Isolate string            `json:"isolate,omitempty"`
-	Vars    map[string]string `json:"vars"`
-	Nodes   []Node            `json:"nodes"`
-	Steps   int               `json:"steps"` // how many step headings
+	Isolate string `json:"isolate,omitempty"`
+	// MaxCostUSD is each agent step's run's budget: csa workflow run
+	// --max-cost (0: none).
+	MaxCostUSD float64           `json:"max_cost_usd,omitempty"`
+	Vars       map[string]string `json:"vars"`
+	Nodes      []Node            `json:"nodes"`
+	Steps      int               `json:"steps"` // how many step headings
 }
 
 // Render writes the plan readably: each step with its kind, tool and

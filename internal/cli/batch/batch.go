@@ -31,8 +31,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var tool string
 	var worktree bool
 	var isolate string
+	var maxCost float64
 	cmd := &cobra.Command{
-		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL] [--worktree] [--isolate WORDS]",
+		Use:   "batch FILE [--parallel N] [--fail-fast] [--tool TOOL] [--worktree] [--isolate WORDS] [--max-cost USD]",
 		Short: "Run a file of tasks with dependencies as sub-agents, in parallel",
 		Long: `Run the tasks of FILE (TOML [[task]] tables, or JSON {"tasks": [...]} or a
 top-level array) as sub-agents: each a detached csa run (csa run -d --wait:
@@ -93,6 +94,9 @@ csa run's own defaults apply (tools.NAME.isolate, [sandbox] fs).
 					return cmdutil.Usagef("--isolate: %v", err)
 				}
 			}
+			if !(maxCost >= 0) { // NaN too
+				return cmdutil.Usagef("--max-cost %v is not an amount of USD (0 or more)", maxCost)
+			}
 			tasks, err := batch.ReadFile(args[0])
 			if err != nil {
 				return classify(err)
@@ -102,7 +106,7 @@ csa run's own defaults apply (tools.NAME.isolate, [sandbox] fs).
 				return err
 			}
 			file, _ := filepath.Abs(args[0])
-			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Worktree: worktree, Isolate: isolate, Tasks: tasks}
+			b := &batch.Batch{File: file, Dir: cwd, Tool: tool, Parallel: parallel, FailFast: failFast, Worktree: worktree, Isolate: isolate, MaxCostUSD: maxCost, Tasks: tasks}
 			if err := s.Create(b, f.Now()); err != nil {
 				return err
 			}
@@ -114,6 +118,7 @@ csa run's own defaults apply (tools.NAME.isolate, [sandbox] fs).
 	cmd.Flags().BoolVar(&failFast, "fail-fast", false, "start no task after the first failure (runs started are waited for)")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool nor tier (default defaults.tool)")
 	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree key overrides it)")
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop each task's run, budget_exceeded, once it and the runs it started cost more than this many USD, as csa run --max-cost (0: no limit)")
 	cmd.Flags().StringVar(&isolate, "isolate", "", "confine each task that has no isolate key: fs, net, fs,net or none, as csa run --isolate (default: csa run's)")
 	cmd.AddCommand(newResume(f), newStatus(f))
 	return cmd

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/events"
 	"github.com/csa-dev/csa/internal/session"
 )
@@ -22,6 +24,43 @@ type View struct {
 	Files map[string]string `json:"files"`
 	// Hooks are the session's hook and prompt guard events, in order.
 	Hooks []events.Event `json:"hooks"`
+	// What it cost, as csa ps --json gives it (internal/cost).
+	cost.View
+}
+
+// addCost gives v what its session and its tree in store cost.
+func (v *View) addCost(store *session.Store, prices cost.Table) {
+	ents, _ := store.Summaries() // without the others, the tree is the session alone
+	var others []*session.Summary
+	for _, e := range ents {
+		if e.Summary != nil {
+			others = append(others, e.Summary)
+		}
+	}
+	v.View = prices.ViewOf(v.State, others)
+}
+
+// costLines say what v cost, as TOML comments after its state file.
+func (v *View) costLines(checked string) string {
+	own := "no usage recorded"
+	switch {
+	case v.CostUSD != nil:
+		own = fmt.Sprintf("%s (%s)", cost.Format(*v.CostUSD), strconv.FormatFloat(*v.CostUSD, 'f', -1, 64))
+	case v.PriceUnknown:
+		own = cost.Unknown + " for model " + strconv.Quote(cost.Model(v.Model, v.ProviderModel))
+	}
+	tree := "-"
+	if v.TreeCostUSD != nil {
+		tree = cost.Format(*v.TreeCostUSD)
+	}
+	switch v.TreeUnpriced {
+	case 0:
+	case 1:
+		tree += " (and 1 session at " + cost.Unknown + ")"
+	default:
+		tree += fmt.Sprintf(" (and %d sessions at %s)", v.TreeUnpriced, cost.Unknown)
+	}
+	return fmt.Sprintf("# cost: %s; with its descendants: %s (list prices checked %s)\n", own, tree, checked)
 }
 
 // hookEvents are the hook and prompt_guard events of the file at path.
@@ -81,6 +120,8 @@ on, and (--json) its hook events.`,
 				}
 			}
 			v := View{State: st, Dir: store.Dir(id), Files: files, Hooks: hookEvents(store.Path(id, session.EventsFile))}
+			prices := f.PricesOrBuiltIn()
+			v.addCost(store, prices)
 			if f.JSON {
 				return f.IO.PrintJSON(v)
 			}
@@ -88,7 +129,7 @@ on, and (--json) its hook events.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "# %s\n%s", store.Dir(id), data)
+			fmt.Fprintf(f.IO.Out, "# %s\n%s%s", store.Dir(id), data, v.costLines(prices.Checked))
 			return nil
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/csa-dev/csa/internal/cli/clustercmd"
 	"github.com/csa-dev/csa/internal/cli/cmdutil"
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/radar"
 	"github.com/csa-dev/csa/internal/runner"
 	"github.com/csa-dev/csa/internal/session"
@@ -75,6 +76,7 @@ func Run(ctx context.Context, o *Options) error {
 		rows[i] = newRow(st, now)
 		rows[i].Overlaps = overlaps[st.ID]
 	}
+	addCosts(rows, states, o.F.PricesOrBuiltIn())
 	// An unreachable cluster is a warning: the local sessions are still
 	// listed.
 	var raw [][]byte
@@ -118,6 +120,22 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	printTable(o.F.IO.Out, rows, now, o.All)
 	return nil
+}
+
+// addCosts gives each row its session's cost and its tree's, from the
+// usage recorded and the prices of today.
+func addCosts(rows []*Row, states []*session.Summary, prices cost.Table) {
+	priced := make([]cost.Priced, len(states))
+	for i, st := range states {
+		priced[i] = prices.PricedOf(st)
+		rows[i].CostUSD = priced[i].USD
+		rows[i].PriceUnknown = priced[i].USD == nil && priced[i].Used
+	}
+	trees := cost.Trees(priced)
+	for _, r := range rows {
+		tr := trees[r.ID]
+		r.TreeCostUSD, r.TreeUnpriced = tr.USD, tr.Unpriced
+	}
 }
 
 // load reads the sessions and settles the liveness of running ones; broken

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/csa-dev/csa/internal/cost"
 	"github.com/csa-dev/csa/internal/radar"
 )
 
@@ -36,6 +37,18 @@ func tree(rows []*Row) []*Row {
 	return roots
 }
 
+// costCell is a session's cost, "?" when its model has no price (its
+// tokens are in csa inspect), "-" when it recorded no usage.
+func costCell(r *Row) string {
+	switch {
+	case r.CostUSD != nil:
+		return cost.Format(*r.CostUSD)
+	case r.PriceUnknown:
+		return "?"
+	}
+	return "-"
+}
+
 func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 	head := []string{"ID", "TOOL", "STATE", "DEPTH", "PARENT", "STARTED", "DURATION", "EXIT"}
 	if withProject {
@@ -56,6 +69,15 @@ func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 	if withOverlap {
 		head = append(head, "OVERLAPS")
 	}
+	// COST once some session's cost is known: a listing of models
+	// without prices would only say "?".
+	withCost := false
+	for _, r := range rows {
+		withCost = withCost || r.CostUSD != nil
+	}
+	if withCost {
+		head = append(head, "COST")
+	}
 	cells := make([][]string, 0, len(rows)+1)
 	cells = append(cells, head)
 	for _, r := range rows {
@@ -68,6 +90,9 @@ func printTable(w io.Writer, rows []*Row, now time.Time, withProject bool) {
 		}
 		if withOverlap {
 			c = append(c, overlaps(r.Overlaps))
+		}
+		if withCost {
+			c = append(c, costCell(r))
 		}
 		cells = append(cells, c)
 	}

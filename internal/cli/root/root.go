@@ -41,6 +41,7 @@ import (
 	"github.com/csa-dev/csa/internal/cli/todo"
 	"github.com/csa-dev/csa/internal/cli/tools"
 	"github.com/csa-dev/csa/internal/cli/uicmd"
+	"github.com/csa-dev/csa/internal/cli/usage"
 	"github.com/csa-dev/csa/internal/cli/wait"
 	"github.com/csa-dev/csa/internal/cli/workflow"
 	"github.com/csa-dev/csa/internal/interrupt"
@@ -60,6 +61,7 @@ var commands = []struct {
 	{"run", func(f *cmdutil.Factory) *cobra.Command { return run.NewCmd(f, nil) }},
 	{"ps", func(f *cmdutil.Factory) *cobra.Command { return ps.NewCmd(f, nil) }},
 	{"inspect", inspect.NewCmd},
+	{"usage", usage.NewCmd},
 	{"logs", logs.NewCmd},
 	{"wait", wait.NewCmd},
 	{"kill", kill.NewCmd},

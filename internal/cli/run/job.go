@@ -255,6 +255,7 @@ func (j *job) request(ctx context.Context, c choice) (*runner.Request, error) {
 		Parent: j.parent, Timeout: timeout, IdleTimeout: idle, Grace: cfg.Defaults.KillGrace.Std(),
 		MaxLogBytes: cfg.Output.MaxLogBytes, Detached: o.Detach, ToolEnv: env, ACPProgram: acpProgram, ACPArgs: acpArgs(name, acpProgram),
 		Getenv: j.f.Getenv, Hooks: j.hooks, Environ: j.f.Environ(),
+		MaxCostUSD: o.MaxCost, Prices: cfg.PriceOverrides(),
 	}, nil
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // notRemote are the flags a remote run cannot honour yet.
-var notRemote = []string{"interactive", "session", "session-id", "tier", "no-failover", "transport", "wait"}
+var notRemote = []string{"interactive", "session", "session-id", "tier", "no-failover", "transport", "wait", "max-cost"}
 
 // goesRemote: --remote, or [cluster] default = "remote" unless
 // --remote=false or a flag only a local run has.

@@ -28,8 +28,10 @@ type Options struct {
 	PromptFile  string
 	Timeout     time.Duration
 	IdleTimeout time.Duration
-	Detach      bool
-	Session     string // resume this session
+	// MaxCost is --max-cost in USD (0: no limit).
+	MaxCost float64
+	Detach  bool
+	Session string // resume this session
 	// SessionID names the new session (a ULID; see checkSessionID).
 	SessionID string
 	Effort    string
@@ -121,6 +123,7 @@ Exit status: 0 success, 1 the agent failed, 2 usage or configuration error,
 	fl.StringVarP(&opts.PromptFile, "prompt-file", "f", "", "read the prompt from a file")
 	fl.Var(cmdutil.Duration(&opts.Timeout, 0), "timeout", "stop the run after this long (0: no limit)")
 	fl.Var(cmdutil.Duration(&opts.IdleTimeout, 0), "idle-timeout", "stop the run after this long without output (0: no limit)")
+	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "stop the run, budget_exceeded, once it and the runs it started have cost more than this many USD (0: no limit; see docs/cost.md)")
 	fl.BoolVarP(&opts.Detach, "detach", "d", false, "return at once with the session id; a background csa supervises the run")
 	fl.StringVarP(&opts.Session, "session", "s", "", "continue this session (same tool, same provider session)")
 	fl.StringVar(&opts.SessionID, "session-id", "", "the new session's id, a ULID the caller chose (refused when it names a session that exists)")
@@ -168,6 +171,7 @@ var notInteractive = map[string]string{
 	"transport":    "an interactive session runs in tmux",
 	"timeout":      "an interactive session runs until it is killed",
 	"idle-timeout": "an interactive session waits for input as long as it takes",
+	"max-cost":     "an interactive session's program reports no usage to csa",
 	"wait":         "max_concurrent slots do not bound interactive sessions",
 	"verbose":      "the pane shows everything",
 }
@@ -201,6 +205,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if err := o.checkSessionID(); err != nil {
 		return err
+	}
+	if !(o.MaxCost >= 0) { // NaN too
+		return cmdutil.Usagef("--max-cost %v is not an amount of USD (0 or more)", o.MaxCost)
 	}
 	if o.MCPScope != "" && !filepath.IsAbs(o.MCPScope) {
 		return cmdutil.Usagef("--mcp-scope %q is not an absolute path", o.MCPScope)
@@ -297,7 +304,7 @@ func (o *Options) checkInteractive() error {
 	for flag, set := range map[string]bool{
 		"detach": o.Detach, "session": o.Session != "", "tier": o.Tier != "", "no-failover": o.NoFailover,
 		"transport": o.Transport != "", "timeout": o.timeoutSet, "idle-timeout": o.idleSet, "wait": o.res.wait,
-		"verbose": o.Verbose,
+		"verbose": o.Verbose, "max-cost": o.MaxCost != 0,
 	} {
 		if set {
 			return cmdutil.Usagef("--%s cannot be used with -i: %s", flag, notInteractive[flag])

@@ -18,8 +18,9 @@ func newRun(f *cmdutil.Factory) *cobra.Command {
 	var tool string
 	var worktree bool
 	var isolate string
+	var maxCost float64
 	cmd := &cobra.Command{
-		Use:   "run PLAN [--parallel N] [--tool TOOL] [--worktree] [--isolate WORDS]",
+		Use:   "run PLAN [--parallel N] [--tool TOOL] [--worktree] [--isolate WORDS] [--max-cost USD]",
 		Short: "Run a plan's tasks as sub-agents, in dependency order",
 		Long: `Run the tasks of an approved plan that are not done, each as a detached
 csa run (csa run -d --wait: it queues for a slot of its tool's
@@ -58,6 +59,9 @@ another csa todo run runs it, 130 interrupted.`,
 					return cmdutil.Usagef("--isolate: %v", err)
 				}
 			}
+			if !(maxCost >= 0) { // NaN too
+				return cmdutil.Usagef("--max-cost %v is not an amount of USD (0 or more)", maxCost)
+			}
 			s, id, err := resolve(f, args[0])
 			if err != nil {
 				return err
@@ -70,7 +74,7 @@ another csa todo run runs it, 130 interrupted.`,
 			if err != nil {
 				return fmt.Errorf("find csa itself: %w", err)
 			}
-			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool, Isolate: isolate}
+			agents := &taskgraph.CSA{Launcher: taskgraph.Launcher{Exe: exe, Env: f.Environ(), Dir: cwd, Grace: 10 * time.Second}, Tool: tool, Isolate: isolate, MaxCostUSD: maxCost}
 			if cmd.Flags().Changed("worktree") {
 				agents.Worktree = &worktree
 			}
@@ -98,6 +102,7 @@ another csa todo run runs it, 130 interrupted.`,
 	cmd.Flags().IntVar(&parallel, "parallel", 4, "tasks run at once, at most")
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool of tasks that name neither tool: nor tier: (default defaults.tool)")
 	cmd.Flags().BoolVarP(&worktree, "worktree", "w", false, "run each task in a git worktree of its own (a task's worktree: line overrides it)")
+	cmd.Flags().Float64Var(&maxCost, "max-cost", 0, "stop each task's run, budget_exceeded, once it and the runs it started cost more than this many USD, as csa run --max-cost (0: no limit)")
 	cmd.Flags().StringVar(&isolate, "isolate", "", "confine each task that has no isolate: line: fs, net, fs,net or none, as csa run --isolate (default: csa run's)")
 	return cmd
 }

@@ -27,6 +27,8 @@ type Options struct {
 	Heartbeat time.Duration
 	// Isolate is what agent steps that do not say confine (run only).
 	Isolate string
+	// MaxCost is each agent step's run's budget in USD (run only).
+	MaxCost float64
 }
 
 // NewCmd builds `csa workflow` and its subcommands.
@@ -45,7 +47,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 	}
 	o := &Options{F: f}
 	run := &cobra.Command{
-		Use:   "run FILE [--var K=V]... [--isolate WORDS]",
+		Use:   "run FILE [--var K=V]... [--isolate WORDS] [--max-cost USD]",
 		Short: "Run a workflow; prints the run id first",
 		Args:  cmdutil.ExactArgs(1, "a workflow file (PATTERN.md)"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -54,6 +56,7 @@ step failed, 2 a bad workflow file or usage, 3 the run is held by another csa,
 		},
 	}
 	run.Flags().StringArrayVar(&o.Vars, "var", nil, "set a variable declared in the front matter: K=V (repeatable)")
+	run.Flags().Float64Var(&o.MaxCost, "max-cost", 0, "stop each agent step's run, budget_exceeded, once it and the runs it started cost more than this many USD, as csa run --max-cost (0: no limit)")
 	run.Flags().StringVar(&o.Isolate, "isolate", "", "confine each agent step that has no Isolate: line: fs, net, fs,net or none, as csa run --isolate (default: the front matter's isolate, else csa run's)")
 	resume := &cobra.Command{
 		Use:   "resume ID",
@@ -173,6 +176,10 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		plan.Isolate = o.Isolate // kept in the run's journal: a resume keeps it
 	}
+	if !(o.MaxCost >= 0) { // NaN too
+		return cmdutil.Usagef("--max-cost %v is not an amount of USD (0 or more)", o.MaxCost)
+	}
+	plan.MaxCostUSD = o.MaxCost // kept in the journal too
 	cwd, err := filepath.Abs(".")
 	if err != nil {
 		return err

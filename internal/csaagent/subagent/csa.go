@@ -151,10 +151,11 @@ func (r *record) Emit(e event.Event) {
 	case event.Usage:
 		if e.Usage != nil {
 			u := session.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
-				CachedTokens: e.Usage.CacheReadTokens}
+				CachedTokens: e.Usage.CacheReadTokens, CacheWriteTokens: e.Usage.CacheWriteTokens}
 			r.usage.InputTokens += u.InputTokens
 			r.usage.OutputTokens += u.OutputTokens
 			r.usage.CachedTokens += u.CachedTokens
+			r.usage.CacheWriteTokens += u.CacheWriteTokens
 			r.ev.Emit(agents.EvUsage, u)
 		}
 	case event.Retry:

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -39,6 +40,15 @@ type Row struct {
 	Files      int    `json:"files,omitempty"`
 	Insertions int    `json:"insertions,omitempty"`
 	Deletions  int    `json:"deletions,omitempty"`
+	// CostUSD is what the session cost, from its usage and its model's
+	// price; TreeCostUSD sums it with its descendants', leaving out the
+	// TreeUnpriced sessions whose model has no price (internal/cost).
+	// Omitted when unknown: PriceUnknown says the session used tokens of
+	// a model without a price.
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
+	PriceUnknown bool     `json:"price_unknown,omitempty"`
+	TreeCostUSD  *float64 `json:"tree_cost_usd,omitempty"`
+	TreeUnpriced int      `json:"tree_unpriced_sessions,omitempty"`
 	// Overlaps are the other live worktree runs of the repository that
 	// change some of the same files, while this one runs.
 	Overlaps []radar.Overlap `json:"overlaps,omitempty"`
@@ -133,6 +143,21 @@ func (r *Row) AppendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(n.v), 10)
 		}
 	}
+	if r.CostUSD != nil {
+		b = append(b, `,"cost_usd":`...)
+		b = appendFloat(b, *r.CostUSD)
+	}
+	if r.PriceUnknown {
+		b = append(b, `,"price_unknown":true`...)
+	}
+	if r.TreeCostUSD != nil {
+		b = append(b, `,"tree_cost_usd":`...)
+		b = appendFloat(b, *r.TreeCostUSD)
+	}
+	if r.TreeUnpriced != 0 {
+		b = append(b, `,"tree_unpriced_sessions":`...)
+		b = strconv.AppendInt(b, int64(r.TreeUnpriced), 10)
+	}
 	if len(r.Overlaps) > 0 {
 		// Rare, and paths may need any escape: encoding/json's own.
 		o, _ := json.Marshal(r.Overlaps)
@@ -140,6 +165,21 @@ func (r *Row) AppendJSON(b []byte) []byte {
 		b = append(b, o...)
 	}
 	return append(b, '}')
+}
+
+// appendFloat writes f as encoding/json does: exponents only for the very
+// small and the very large, without a leading zero.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
 }
 
 func appendTime(b []byte, t *time.Time) []byte {

@@ -12,6 +12,7 @@ func TestRowJSON(t *testing.T) {
 	now := time.Date(2026, 11, 22, 3, 4, 5, 123456789, time.UTC)
 	local := now.In(time.FixedZone("X", 3600))
 	code := 7
+	f := func(v float64) *float64 { return &v }
 	rows := []*Row{
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM3", Tool: "codex", State: "running", ProjectRoot: "/p", Interactive: true},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM4", Tool: "claude-code", Model: "m<1>", State: "failed", Depth: 2,
@@ -22,6 +23,10 @@ func TestRowJSON(t *testing.T) {
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM7", Tool: "codex", State: "running", Branch: "csa/ü\"x"},
 		{ID: "01M80M4HCH8JGS3NVNKC0K0PM8", Tool: "codex", State: "running", Branch: "csa/01M80M4HCH",
 			Overlaps: []radar.Overlap{{With: "01M80M4HCH8JGS3NVNKC0K0PM7", Paths: []string{"f.txt", "a <b>/\"ü\".go"}}}},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PM9", Tool: "codex", State: "completed", CostUSD: f(0.000141), TreeCostUSD: f(12.5), TreeUnpriced: 2},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PMA", Tool: "codex", State: "completed", CostUSD: f(0), TreeCostUSD: f(3.2e-9)},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PMC", Tool: "codex", State: "completed", PriceUnknown: true, TreeUnpriced: 1},
+		{ID: "01M80M4HCH8JGS3NVNKC0K0PMB", Tool: "codex", State: "completed", CostUSD: f(1.0000000001e22)},
 	}
 	for _, r := range rows {
 		want, err := json.Marshal(r)

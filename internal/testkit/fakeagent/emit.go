@@ -60,7 +60,7 @@ type claudeOut struct {
 
 func (c *claudeOut) start(s string) {
 	c.sid = s
-	emit(m{"type": "system", "subtype": "init", "session_id": s, "model": "fake-claude"})
+	emit(m{"type": "system", "subtype": "init", "session_id": s, "model": reported("fake-claude")})
 }
 func (c *claudeOut) text(s string) {
 	c.said = append(c.said, s)
@@ -96,7 +96,18 @@ func (c *codexOut) end() {
 
 type geminiOut struct{}
 
-func (geminiOut) start(s string) { emit(m{"type": "init", "session_id": s, "model": "fake-gemini"}) }
+func (geminiOut) start(s string) {
+	emit(m{"type": "init", "session_id": s, "model": reported("fake-gemini")})
+}
+
+// reported is the model a program says it uses: the one it was given, as
+// the real ones do, else its default.
+func reported(def string) string {
+	if model != "" {
+		return model
+	}
+	return def
+}
 func (geminiOut) text(s string) {
 	emit(m{"type": "message", "role": "assistant", "content": s + "\n", "delta": true})
 }
