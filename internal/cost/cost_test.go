@@ -28,7 +28,7 @@ func TestLookupMatchesNamesAndDatedVersionsOnly(t *testing.T) {
 	}
 	// Unknown, aliases and other models that merely start with a priced
 	// name have no price.
-	for _, model := range []string{"", "sonnet", "gpt-5-pro", "claude-sonnet-5", "claude-opus-4-8", "gemini-2.5-pro-preview-05-06", "gpt-5-2025"} {
+	for _, model := range []string{"", "sonnet", "gpt-5-pro", "claude-sonnet-6", "claude-opus-4-9", "gemini-2.5-pro-preview-05-06", "gpt-5-2025"} {
 		if p, ok := tab.Lookup(model); ok {
 			t.Errorf("Lookup(%q) = %+v, want no price", model, p)
 		}

@@ -10,7 +10,17 @@ const Checked = "2025-11-24"
 // long-context) rate. OpenAI and Google charge nothing extra to write their
 // caches, so a cache write costs what input does.
 var builtin = map[string]Price{
-	// Anthropic: Claude Code's and csa-agent's models.
+	// Anthropic: Claude Code's and csa-agent's models. Those of 2026
+	// (Opus 4.8 — Claude Code 2.1.197's default —, Opus 5 and 5.5, Sonnet
+	// 5 and 5.5) were checked on 2026-11-29 against their model pages on
+	// platform.claude.com (input, output, 5-minute cache write, cache
+	// read); Opus 4.8's page gives input and output only, its cache prices
+	// are Opus 4.5's and 5's, the same tier.
+	"claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-5":     {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-5-5":   {Input: 4, Output: 20, CacheRead: 0.20, CacheWrite: 5},
+	"claude-sonnet-5":   {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
+	"claude-sonnet-5-5": {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
 	"claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
 	"claude-opus-4-1":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
 	"claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
