@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,7 +16,7 @@ import (
 
 // BenchmarkAddedLatency is issue 27's proxy figure: what a request to a
 // local model-server-like HTTP server costs through the production path
-// (client -> Forwarder on 127.0.0.1 -> unix socket -> Proxy -> server)
+// (client -> Proxy on 127.0.0.1 -> server, as csa run serves it)
 // against the same request sent directly. Each iteration is one pair,
 // direct and proxied in turn, so both see the same machine; a request
 // posts 4 KiB (a prompt) and reads 1 KiB (a reply), and every answer is
@@ -49,13 +48,12 @@ func BenchmarkAddedLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sock := filepath.Join(b.TempDir(), "egress.sock")
-	l, err := net.Listen("unix", sock)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	serve(b, p, l)
-	fwd := startForwarder(b, sock)
+	fwd := l.Addr().String()
 
 	tlsConfig := func() *http.Transport {
 		return &http.Transport{TLSClientConfig: secure.Client().Transport.(*http.Transport).TLSClientConfig.Clone()}

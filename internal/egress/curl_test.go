@@ -32,14 +32,13 @@ func curlRun(t *testing.T, args ...string) (int, string, string) {
 	return out.ExitCode, string(out.Stdout), out.Stderr
 }
 
-// curl, a real client, through the production path: the proxy on a unix
-// socket behind the Forwarder, as HTTP proxy, CONNECT tunnel and SOCKS5
-// with remote name resolution (socks5h).
+// curl, a real client, through the proxy on 127.0.0.1 as csa run serves
+// it, as HTTP proxy, CONNECT tunnel and SOCKS5 with remote name
+// resolution (socks5h).
 func TestCurlThroughProxy(t *testing.T) {
 	_, port := upstream(t)
 	dns := newFakeDNS("api.example.test", "127.0.0.1", "other.test", "127.0.0.1")
-	ds, sock := startUnixProxy(t, dns, "api.example.test", "127.0.0.1:"+port)
-	fwd := startForwarder(t, sock)
+	ds, fwd := startProxy(t, dns, "api.example.test", "127.0.0.1:"+port)
 	target := "http://api.example.test:" + port + "/curl"
 	want := `upstream saw GET api.example.test:` + port + ` /curl ""`
 

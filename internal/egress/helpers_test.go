@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -93,41 +92,6 @@ func startProxy(t testing.TB, dns Resolver, allow ...string) (decisions, string)
 	}
 	serve(t, p, l)
 	return ds, l.Addr().String()
-}
-
-// startUnixProxy is a proxy on a unix socket, as in production.
-func startUnixProxy(t testing.TB, dns Resolver, allow ...string) (decisions, string) {
-	t.Helper()
-	ds := make(decisions, 100)
-	p, err := New(Config{Allow: allow, OnDecision: ds.add, Resolver: dns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "egress.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve(t, p, l)
-	return ds, sock
-}
-
-// startForwarder relays 127.0.0.1:PORT to sock; its address.
-func startForwarder(t testing.TB, sock string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- Forwarder{Socket: sock}.Serve(l) }()
-	t.Cleanup(func() {
-		l.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Forwarder.Serve: %v", err)
-		}
-	})
-	return l.Addr().String()
 }
 
 // upstream is an HTTP server on 127.0.0.1 that says what it saw.

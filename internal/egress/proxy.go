@@ -5,8 +5,7 @@
 // plain absolute-URI HTTP requests and SOCKS5 CONNECT on one listener
 // (127.0.0.1 in the run's supervisor), lets through only the hosts the
 // allow list names, and reports every decision so csa can record the
-// refusals. Forwarder served the network-namespace design that was
-// considered (docs/sandbox-network.md); csa run does not use it.
+// refusals.
 package egress
 
 import (

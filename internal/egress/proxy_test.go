@@ -215,16 +215,15 @@ func TestNotAProxyRequest(t *testing.T) {
 	}
 }
 
-// The production path: the proxy on a unix socket, reached through the
-// Forwarder's loopback port, for all three protocols.
-func TestThroughForwarderToUnixSocket(t *testing.T) {
+// The production path: the proxy on 127.0.0.1, as csa run serves it, for
+// all three protocols.
+func TestProductionPath(t *testing.T) {
 	s := httptest.NewTLSServer(http.HandlerFunc(echoRequest))
 	t.Cleanup(s.Close)
 	u, _ := url.Parse(s.URL)
 	_, plainPort := upstream(t)
 	dns := newFakeDNS("api.example.test", "127.0.0.1")
-	ds, sock := startUnixProxy(t, dns, "api.example.test", "127.0.0.1")
-	fwd := startForwarder(t, sock)
+	ds, fwd := startProxy(t, dns, "api.example.test", "127.0.0.1")
 
 	code, body := get(t, client(t, "http://"+fwd, nil), "http://api.example.test:"+plainPort+"/p")
 	if code != 200 || !strings.HasPrefix(body, "upstream saw GET api.example.test:"+plainPort+" /p") {
