@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -70,21 +71,27 @@ func (r *Runner) start(ctx context.Context, args []string, prompt string) (*RunR
 		args = append(args, "--timeout", r.Timeout.String())
 	}
 	args = append(args, "-") // the prompt on stdin: no size limit, not in ps
-	c, err := proc.Capture(ctx, proc.Spec{
-		Path: r.Exe, Args: args, Env: r.Env, Dir: r.Dir,
-		Stdin: strings.NewReader(prompt), DieWithParent: true,
-	}, r.Grace)
-	if c == nil {
-		return nil, fmt.Errorf("start csa run: %w", err)
-	}
 	var res RunResult
-	if jerr := json.Unmarshal(bytes.TrimSpace(c.Stdout), &res); jerr != nil || res.Status == "" {
-		if err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("csa run exited %d: %s", c.ExitCode, childError(c.Stderr))
+	if err := r.answer(ctx, args, strings.NewReader(prompt), &res, func() bool { return res.Status != "" }); err != nil {
+		return nil, err
 	}
 	return &res, nil
+}
+
+// answer runs csa with args and decodes its --json answer into v; ok
+// says whether v holds an answer. With none, csa's own error is the error.
+func (r *Runner) answer(ctx context.Context, args []string, stdin io.Reader, v any, ok func() bool) error {
+	c, err := proc.Capture(ctx, proc.Spec{Path: r.Exe, Args: args, Env: r.Env, Dir: r.Dir, Stdin: stdin, DieWithParent: true}, r.Grace)
+	if c == nil {
+		return fmt.Errorf("start csa %s: %w", args[0], err)
+	}
+	if jerr := json.Unmarshal(bytes.TrimSpace(c.Stdout), v); jerr != nil || !ok() {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("csa %s exited %d: %s", args[0], c.ExitCode, childError(c.Stderr))
+	}
+	return nil
 }
 
 // childError is a child csa's JSON error as "message (code)", else the
@@ -116,16 +123,9 @@ func (r *Runner) ReviewSession(ctx context.Context, id string) (*Report, error) 
 	if r.Timeout > 0 {
 		args = append(args, "--timeout", r.Timeout.String())
 	}
-	c, err := proc.Capture(ctx, proc.Spec{Path: r.Exe, Args: args, Env: r.Env, Dir: r.Dir, DieWithParent: true}, r.Grace)
-	if c == nil {
-		return nil, fmt.Errorf("start csa review: %w", err)
-	}
 	var rep Report
-	if jerr := json.Unmarshal(bytes.TrimSpace(c.Stdout), &rep); jerr != nil || rep.Verdict == "" {
-		if err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("csa review exited %d: %s", c.ExitCode, childError(c.Stderr))
+	if err := r.answer(ctx, args, nil, &rep, func() bool { return rep.Verdict != "" }); err != nil {
+		return nil, err
 	}
 	return &rep, nil
 }
