@@ -180,6 +180,19 @@ func benchEnv(stateDir, configDir string) []string {
 	return append(env, "CSA_STATE_DIR="+stateDir, "CSA_CONFIG_HOME="+configDir)
 }
 
+// csa runs csa in the world and returns its trimmed standard output; a
+// failure ends the benchmark.
+func (w *world) csa(tb testing.TB, args ...string) string {
+	tb.Helper()
+	c := exec.Command(csaBin, args...)
+	c.Dir, c.Env = w.projDir, w.env
+	out, err := c.Output()
+	if err != nil {
+		tb.Fatalf("csa %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // command builds a process of the world, with stdout to /dev/null and
 // stderr to a file (both handed to the child directly, no copying).
 type command struct {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -34,15 +33,7 @@ func BenchmarkOverlapSeen(b *testing.B) {
 	os.WriteFile(filepath.Join(w.projDir, "f.txt"), []byte("base\n"), 0o644)
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
-	csa := func(args ...string) string {
-		c := exec.Command(csaBin, args...)
-		c.Dir, c.Env = w.projDir, w.env
-		out, err := c.Output()
-		if err != nil {
-			b.Fatalf("csa %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	csa := func(args ...string) string { return w.csa(b, args...) }
 	type row struct {
 		ID       string `json:"id"`
 		State    string `json:"state"`

@@ -32,15 +32,7 @@ func BenchmarkTopCPU(b *testing.B) {
 		c.Dir, c.Env = w.projDir, w.env
 		c.Run()
 	})
-	csa := func(args ...string) string {
-		c := exec.Command(csaBin, args...)
-		c.Dir, c.Env = w.projDir, w.env
-		out, err := c.Output()
-		if err != nil {
-			b.Fatalf("csa %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	csa := func(args ...string) string { return w.csa(b, args...) }
 	for i := range nInteractive / 2 {
 		tool := "claude-code"
 		if i%2 == 1 {

@@ -24,15 +24,7 @@ func BenchmarkTopLatency(b *testing.B) {
 	}
 	cfg := fmt.Sprintf("[tools.claude-code]\npath = %q\n[interactive]\ngrace = \"1s\"\nquiet = \"1s\"\n", agentBin)
 	w := newWorld(b, "toplatency", cfg)
-	csa := func(args ...string) string {
-		c := exec.Command(csaBin, args...)
-		c.Dir, c.Env = w.projDir, w.env
-		out, err := c.Output()
-		if err != nil {
-			b.Fatalf("csa %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	csa := func(args ...string) string { return w.csa(b, args...) }
 	id := csa("run", "-i", "--tool", "claude-code", "echo ready")
 	b.Cleanup(func() { csa("kill", id) })
 	csa("wait", "--until", "waiting_input", "--timeout", "1m", id)
